@@ -1,0 +1,39 @@
+"""segmenter: unsupervised Chinese word segmentation from the attention heads of a character BERT.
+
+    >>> import segmenter
+    >>> segmenter.segment("我爱北京天安门")      # the embedded model, created on first use
+    >>> seg = segmenter.Segmenter("path/to/model")  # any BERT-style folder with a head profile
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Iterator
+
+from .model import ModelLoadError
+from .profile import HeadProfile
+from .segmenter import Segmenter
+
+__version__ = "0.1.0"
+__all__ = ["Segmenter", "HeadProfile", "ModelLoadError", "segment", "cut", "lcut", "tokenize", "default_segmenter"]
+
+
+@lru_cache(maxsize=1)
+def default_segmenter() -> Segmenter:
+    """The embedded model, loaded once on first use (like jieba's default Tokenizer)."""
+    return Segmenter()
+
+
+def segment(text: str, granularity=None) -> list[str]:
+    return default_segmenter().segment(text, granularity)
+
+
+def lcut(text: str, granularity=None) -> list[str]:
+    return default_segmenter().lcut(text, granularity)
+
+
+def cut(text: str, granularity=None) -> Iterator[str]:
+    return default_segmenter().cut(text, granularity)
+
+
+def tokenize(text: str, granularity=None) -> list[tuple[str, int, int]]:
+    return default_segmenter().tokenize(text, granularity)

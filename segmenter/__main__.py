@@ -1,0 +1,3 @@
+from segmenter.cli import run_main
+
+run_main()

@@ -1,0 +1,83 @@
+"""Model encoding: run character windows through the encoder, return per-head boundary scores.
+
+Input: windows of character ids (no specials). Each window becomes `[CLS] ids [SEP]`,
+windows are grouped by padded length (multiples of 8) so that a window is always computed
+with the same shape whether it comes alone or in a batch, which keeps results independent
+of batch composition, and sorted so that little padding is wasted.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import torch
+
+from .scores import boundary_scores
+from .vocab import CharVocab
+
+logger = logging.getLogger(__name__)
+PAD_MULTIPLE = 8
+
+
+def progress_enabled(show_progress: bool | None) -> bool:
+    """Follow the log level unless told: a bar at INFO/DEBUG, none at WARNING and above."""
+    if show_progress is not None:
+        return bool(show_progress)
+    return logging.getLogger("segmenter").getEffectiveLevel() <= logging.INFO
+
+
+class HeadReader:
+    """Reads the boundary scores of selected heads out of a BERT-style encoder.
+
+    model: a transformers encoder loaded with eager attention (see model.load_encoder), whose
+    layers above the deepest selected head were dropped: they would never be read.
+    heads: (layer, head) pairs, 0-based.
+    """
+
+    def __init__(self, model: torch.nn.Module, vocab: CharVocab, heads: list[tuple[int, int]], device: torch.device):
+        self.model = model
+        self.vocab = vocab
+        self.heads = list(heads)
+        self.device = device
+        self._layer_index = torch.tensor([layer for layer, _ in self.heads])
+        self._head_index = torch.tensor([head for _, head in self.heads])
+
+    @torch.inference_mode()
+    def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
+        """batch: windows of equal padded length `tokens` -> scores (B, K, tokens - 3)."""
+        ids = torch.full((len(batch), tokens), self.vocab.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(batch), tokens), dtype=torch.long)
+        lengths = torch.tensor([len(w) for w in batch])
+        for row, window in enumerate(batch):
+            n = len(window)
+            ids[row, 0] = self.vocab.cls_id
+            ids[row, 1 : n + 1] = torch.from_numpy(window)
+            ids[row, n + 1] = self.vocab.sep_id
+            mask[row, : n + 2] = 1
+        output = self.model(
+            input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_attentions=True
+        )
+        # attentions: one (B, heads, T, T) tensor per layer -> the K selected ones, (B, K, T, T).
+        stacked = torch.stack(output.attentions, dim=1)
+        selected = stacked[:, self._layer_index, self._head_index]
+        return boundary_scores(selected.float(), lengths.to(self.device)).cpu().numpy()
+
+    def read(self, windows: list[np.ndarray], batch_size: int = 64, progress=None) -> list[np.ndarray]:
+        """Per-head scores for each window: a (K, n - 1) array for a window of n characters."""
+        results: list[np.ndarray | None] = [None] * len(windows)
+        padded = [(-(-(len(w) + 2) // PAD_MULTIPLE)) * PAD_MULTIPLE for w in windows]
+        order = sorted(range(len(windows)), key=lambda i: (-padded[i], i))
+        start = 0
+        while start < len(order):
+            tokens = padded[order[start]]
+            stop = start
+            while stop < len(order) and stop - start < batch_size and padded[order[stop]] == tokens:
+                stop += 1
+            members = order[start:stop]
+            scores = self._forward([windows[i] for i in members], tokens)
+            for row, i in enumerate(members):
+                results[i] = scores[row, :, : max(len(windows[i]) - 1, 0)]
+            if progress is not None:
+                progress.update(sum(len(windows[i]) for i in members))
+            start = stop
+        return results

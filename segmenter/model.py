@@ -1,0 +1,161 @@
+"""Model folders: find them (embedded, local, hub), check them, and load the encoder.
+
+A segmenter model is a Hugging Face folder: `config.json`, `model.safetensors` (or
+`pytorch_model.bin`), `vocab.txt`, optionally `tokenizer_config.json`, and the head profile
+`segmenter_heads.json`. Every check happens here, when the model is loaded, so that a broken
+folder fails with one clear message instead of a torch traceback on first use.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.resources
+import json
+import os
+from pathlib import Path
+
+import torch
+
+from .profile import PROFILE_FILE, HeadProfile
+from .vocab import CharVocab
+
+EMBEDDED_MODEL = "embedded"
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+
+
+class ModelLoadError(ValueError):
+    """A model folder or name that cannot be used, with what to do about it."""
+
+
+def embedded_model_path() -> Path:
+    """The default model shipped inside the package (package data)."""
+    return Path(str(importlib.resources.files("segmenter") / "models" / "default"))
+
+
+def resolve_model_folder(name_or_path: str | os.PathLike | None) -> Path:
+    """None or "embedded" -> the shipped model; an existing folder -> itself; else a hub name."""
+    if name_or_path is None or str(name_or_path) == EMBEDDED_MODEL:
+        folder = embedded_model_path()
+        if not (folder / "config.json").is_file():
+            raise ModelLoadError(
+                f"the embedded model is missing from {folder}: reinstall segmenter, or pass --model/model= a folder"
+            )
+        return folder
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise TypeError(f"model must be a folder path or a hub name (str), got {type(name_or_path).__name__}")
+    path = Path(name_or_path).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ModelLoadError(f"model path {path} is a file; expected a model folder (config.json, weights, vocab.txt)")
+        return path
+    return _download_from_hub(str(name_or_path))
+
+
+def _download_from_hub(name: str) -> Path:
+    looks_like_path = name.startswith((".", "/", "~")) or os.sep + os.sep in name or name.count("/") > 1
+    if looks_like_path:
+        raise ModelLoadError(f"model folder {name} does not exist")
+    try:
+        from huggingface_hub import snapshot_download
+
+        folder = snapshot_download(
+            name, allow_patterns=["*.json", "*.txt", "*.safetensors", "*.md"] + (["pytorch_model.bin"])
+        )
+    except Exception as err:  # offline, unknown repo, auth: all mean "cannot get it"
+        raise ModelLoadError(
+            f"{name!r} is not a local folder, and fetching it from the Hugging Face hub failed "
+            f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}). "
+            "Pass the path of a model folder, or leave the model out to use the embedded one."
+        ) from None
+    return Path(folder)
+
+
+def check_folder(folder: Path) -> Path:
+    """Raise ModelLoadError unless the folder has a config, weights and a vocabulary."""
+    if not (folder / "config.json").is_file():
+        raise ModelLoadError(f"{folder} has no config.json: not a Hugging Face model folder")
+    weights = next((folder / name for name in WEIGHT_FILES if (folder / name).is_file()), None)
+    if weights is None:
+        raise ModelLoadError(f"{folder} has no weights: expected one of {', '.join(WEIGHT_FILES)}")
+    if not (folder / "vocab.txt").is_file():
+        raise ModelLoadError(f"{folder} has no vocab.txt: segmenter needs a character vocabulary (BERT style)")
+    if weights.suffix == ".safetensors":
+        from safetensors import safe_open
+
+        try:
+            with safe_open(str(weights), framework="pt") as handle:
+                handle.keys()
+        except Exception as err:
+            raise ModelLoadError(f"weights file {weights} is unreadable or corrupt: {err}") from None
+    return weights
+
+
+@contextlib.contextmanager
+def _quiet_transformers():
+    """Silence "some weights were not used" while we deliberately load only the lower layers."""
+    from transformers.utils import logging as hf_logging
+
+    previous, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(previous)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def load_encoder(folder: Path, num_layers: int | None = None, device: str | torch.device = "cpu"):
+    """Load the encoder from `folder`, keeping only its first `num_layers` layers.
+
+    Returns (model, vocab). The model uses eager attention because segmenter reads the
+    attention weights themselves (fused kernels do not return them).
+    """
+    from transformers import AutoConfig, AutoModel
+
+    check_folder(folder)
+    try:
+        config = AutoConfig.from_pretrained(folder)
+    except Exception as err:
+        raise ModelLoadError(f"{folder}/config.json is not a valid model config: {err}") from None
+    total_layers = config.num_hidden_layers
+    if num_layers is not None:
+        if num_layers > total_layers:
+            raise ModelLoadError(f"{folder}: asked for {num_layers} layers but the model has {total_layers}")
+        config.num_hidden_layers = num_layers
+    try:
+        vocab = CharVocab.from_folder(folder)
+    except (OSError, ValueError) as err:
+        raise ModelLoadError(f"{folder}: {err}") from None
+    try:
+        with _quiet_transformers():
+            model = AutoModel.from_pretrained(
+                folder, config=config, attn_implementation="eager", dtype=torch.float32, add_pooling_layer=False
+            )
+    except Exception as err:
+        raise ModelLoadError(f"cannot load the weights in {folder}: {type(err).__name__}: {err}") from None
+    rows = model.get_input_embeddings().weight.shape[0]
+    if rows != len(vocab):
+        raise ModelLoadError(
+            f"{folder}: vocab.txt has {len(vocab)} tokens but the embeddings have {rows} rows; "
+            "the vocabulary does not belong to these weights"
+        )
+    model.eval().to(device)
+    return model, vocab, total_layers
+
+
+def read_profile(folder: Path) -> HeadProfile | None:
+    """The folder's head profile, or None when it has none."""
+    if not (folder / PROFILE_FILE).is_file():
+        return None
+    try:
+        return HeadProfile.load(folder)
+    except ValueError as err:
+        raise ModelLoadError(str(err)) from None
+
+
+def read_config(folder: Path) -> dict:
+    try:
+        return json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as err:
+        raise ModelLoadError(f"{folder}/config.json is unreadable: {err}") from None

@@ -1,0 +1,220 @@
+"""The public API: `Segmenter` turns text into words.
+
+Data flow for a batch of texts:
+  split_runs (text.py)  ->  one model sequence per text: its non-space characters
+  make_windows          ->  windows that fit the model, overlapping; only windows that hold a
+                            junction between two Han characters are encoded at all
+  HeadReader (encoder)  ->  per-head boundary scores s_k for every junction
+  HeadProfile           ->  combined score c, cut where c > threshold(granularity)
+  runs + cuts           ->  words; every character of the text is in exactly one word
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+import torch
+
+from .encoder import HeadReader, progress_enabled
+from .model import ModelLoadError, load_encoder, read_profile, resolve_model_folder
+from .profile import PROFILE_FILE, HeadProfile, granularity_value
+from .text import make_windows, split_runs
+
+DEFAULT_WINDOW = 254  # characters per window: 256 positions with [CLS] and [SEP]
+DEFAULT_OVERLAP = 64
+
+
+def check_text(text, argument: str = "text") -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{argument} must be a str, got {type(text).__name__}")
+    return text
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    if device is None:
+        return torch.device("cpu")
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}") from None
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but CUDA is not available here; use device='cpu'")
+    if resolved.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"device {device!r} asked for, but MPS is not available here; use device='cpu'")
+    if resolved.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
+    return resolved
+
+
+class _Plan:
+    """What one text needs from the model: its runs, its model sequence, its Han junctions."""
+
+    __slots__ = ("text", "runs", "positions", "junctions", "scores")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.runs = split_runs(text)
+        # positions[q] = index in `text` of the q-th non-space character (the model's q-th input).
+        spans = [range(r.start, r.end) for r in self.runs if r.kind != "space"]
+        self.positions = np.fromiter((i for span in spans for i in span), dtype=np.int64)
+        # A junction q (cut between model inputs q and q+1) inside a Han run needs the model.
+        index_of = np.full(len(text) + 1, -1, dtype=np.int64)
+        index_of[self.positions] = np.arange(len(self.positions))
+        junctions = [np.arange(index_of[r.start], index_of[r.end - 1]) for r in self.runs if r.kind == "han" and r.end - r.start > 1]
+        self.junctions = np.concatenate(junctions) if junctions else np.zeros(0, dtype=np.int64)
+        self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
+
+
+class Segmenter:
+    """Unsupervised Chinese word segmentation from the attention heads of a character BERT.
+
+    >>> seg = Segmenter()                       # the embedded model
+    >>> seg.segment("我爱北京天安门")
+    Segmenter.from_pretrained(path_or_hub_name) loads any BERT-style folder with a head
+    profile (`segmenter heads --model PATH` writes one).
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike | None = None,
+        *,
+        profile: HeadProfile | None = None,
+        device: str | torch.device | None = "cpu",
+        batch_size: int = 64,
+        num_threads: int | None = None,
+        granularity: str | float = "default",
+        window: int = DEFAULT_WINDOW,
+        overlap: int = DEFAULT_OVERLAP,
+    ):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        if num_threads is not None and (not isinstance(num_threads, int) or num_threads < 1):
+            raise ValueError(f"num_threads must be a positive int or None, got {num_threads!r}")
+        if not isinstance(window, int) or window < 2:
+            raise ValueError(f"window must be an int >= 2, got {window!r}")
+        if not isinstance(overlap, int) or not 2 <= overlap < window:
+            raise ValueError(f"overlap must be an int in [2, window), got {overlap!r}")
+        self.granularity = granularity_value(granularity)
+        self.device = resolve_device(device)
+        self.batch_size = batch_size
+        self.folder = resolve_model_folder(model)
+        self.profile = profile or read_profile(self.folder)
+        if self.profile is None:
+            raise ModelLoadError(
+                f"{self.folder} has no head profile ({PROFILE_FILE}); create one with "
+                f"`segmenter heads --model {self.folder}` (no gold needed), or pass profile=HeadProfile(...)"
+            )
+        if num_threads is not None:
+            torch.set_num_threads(num_threads)
+        self.model, self.vocab, num_layers = load_encoder(self.folder, self.profile.deepest_layer + 1, self.device)
+        self.profile.check_model(num_layers, self.model.config.num_attention_heads, where=str(self.folder))
+        max_window = self.model.config.max_position_embeddings - 2
+        self.window = min(window, max_window)
+        self.overlap = min(overlap, self.window - 1)
+        self.reader = HeadReader(self.model, self.vocab, self.profile.heads, self.device)
+
+    @classmethod
+    def from_pretrained(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "Segmenter":
+        return cls(name_or_path, **kwargs)
+
+    def save_pretrained(self, folder: str | os.PathLike) -> Path:
+        """Copy the model folder (all its layers) with this segmenter's profile."""
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        for item in self.folder.iterdir():
+            if item.is_file() and item.name != PROFILE_FILE and not item.name.startswith("."):
+                shutil.copy2(item, out / item.name)
+        self.profile.save(out)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Segmenter(model={str(self.folder)!r}, heads={self.profile.heads}, device={str(self.device)!r})"
+
+    # -- scoring ----------------------------------------------------------------------------
+    def _read_scores(self, plans: list[_Plan], batch_size: int | None, show_progress: bool | None) -> None:
+        """Fill plan.scores (K, junctions) for every plan, batching windows across texts."""
+        jobs: list[tuple[_Plan, int, int, int]] = []  # plan, window start, keep range
+        windows: list[np.ndarray] = []
+        for plan in plans:
+            plan.scores = np.zeros((len(self.profile.heads), len(plan.junctions)), dtype=np.float32)
+            if not len(plan.junctions):
+                continue
+            ids = self.vocab.encode("".join(plan.text[i] for i in plan.positions))
+            for w in make_windows(len(ids), self.window, self.overlap):
+                lo, hi = np.searchsorted(plan.junctions, [w.keep_start, w.keep_end])
+                if hi > lo:
+                    jobs.append((plan, w.start, lo, hi))
+                    windows.append(ids[w.start : w.end])
+        if not windows:
+            return
+        progress = None
+        if progress_enabled(show_progress):
+            from tqdm.auto import tqdm
+
+            progress = tqdm(total=sum(len(w) for w in windows), unit="char", desc="segmenting", leave=False)
+        try:
+            results = self.reader.read(windows, batch_size or self.batch_size, progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        for (plan, start, lo, hi), scores in zip(jobs, results):
+            plan.scores[:, lo:hi] = scores[:, plan.junctions[lo:hi] - start]
+
+    def _cuts(self, plan: _Plan, threshold: float) -> np.ndarray:
+        """Sorted text offsets where a word ends (exclusive end offsets), last one = len(text)."""
+        ends = [r.end for r in plan.runs]
+        if len(plan.junctions):
+            combined = self.profile.combine(plan.scores)
+            cut_after = plan.positions[plan.junctions[combined > threshold]]
+            ends.extend((cut_after + 1).tolist())
+        return np.unique(np.asarray(ends, dtype=np.int64))
+
+    def _plans(self, texts: list[str], batch_size=None, show_progress=None) -> list[_Plan]:
+        plans = [_Plan(text) for text in texts]
+        self._read_scores(plans, batch_size, show_progress)
+        return plans
+
+    # -- public API -------------------------------------------------------------------------
+    def tokenize_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None):
+        texts = self._check_texts(texts)
+        threshold = self.profile.threshold(self.granularity if granularity is None else granularity)
+        out = []
+        for plan in self._plans(texts, batch_size, show_progress):
+            start, tokens = 0, []
+            for end in self._cuts(plan, threshold).tolist():
+                tokens.append((plan.text[start:end], start, end))
+                start = end
+            out.append(tokens)
+        return out
+
+    def segment_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None) -> list[list[str]]:
+        """Words of each text; `"".join(words) == text` for every text."""
+        return [[w for w, _, _ in tokens] for tokens in self.tokenize_batch(texts, granularity, batch_size, show_progress)]
+
+    def segment(self, text: str, granularity=None) -> list[str]:
+        return self.segment_batch([check_text(text)], granularity)[0]
+
+    def tokenize(self, text: str, granularity=None) -> list[tuple[str, int, int]]:
+        """(word, start, end) triples like jieba.tokenize; the offsets tile the text."""
+        return self.tokenize_batch([check_text(text)], granularity)[0]
+
+    def cut(self, text: str, granularity=None) -> Iterator[str]:
+        yield from self.segment(text, granularity)
+
+    def lcut(self, text: str, granularity=None) -> list[str]:
+        return self.segment(text, granularity)
+
+    @staticmethod
+    def _check_texts(texts) -> list[str]:
+        if isinstance(texts, (str, bytes)):
+            raise TypeError("texts must be a list of str (for one text, use segment(text))")
+        try:
+            texts = list(texts)
+        except TypeError:
+            raise TypeError(f"texts must be an iterable of str, got {type(texts).__name__}") from None
+        for i, text in enumerate(texts):
+            check_text(text, f"texts[{i}]")
+        return texts

@@ -1,0 +1,104 @@
+"""Text handling: split any string into runs, and cut long sequences into overlapping windows.
+
+Only Han characters need a model to find word boundaries. Everything else has a rule:
+a Latin word, a number (`3.14`, `１２％`), a URL or an e-mail address is one word; a
+punctuation mark is its own word (a run of the same dash or dot, `——` `……`, stays one);
+whitespace is its own token. `split_runs` covers every character of the input exactly once,
+in order, which is what makes segmentation lossless.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import NamedTuple
+
+# Han ideographs (CJK unified + extension A + compatibility + the supplementary planes), and
+# the two zeros Chinese text writes numbers with: 〇 (U+3007) and ○ (U+25CB, as in PKU's "二○○一年").
+HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f\u3007\u25cb"
+_DIGIT = "0-9\uff10-\uff19"
+_LETTER = "A-Za-z\uff21-\uff3a\uff41-\uff5a"
+_RUN_PATTERNS = [
+    ("url", r"(?:https?://|ftp://|www\.)[^\s<>\"'\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]+"),
+    ("email", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
+    # Letters with digits inside or around (MP3, B2B, 1B) count as one Latin word.
+    ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}]*(?:['\u2019\-][{_LETTER}{_DIGIT}]+)*"),
+    ("number", rf"[{_DIGIT}]+(?:[.\uff0e:\uff1a][{_DIGIT}]+|,[{_DIGIT}]{{3}}(?![{_DIGIT}]))*[%\uff05\u2030]?"),
+    ("han", rf"[{HAN_CLASS}]+"),
+    ("space", r"\s+"),
+    ("repeat", r"(?P<repeated>[\u2014\u2026\-.~\uff5e=*_\u00b7\u2500])(?P=repeated)+"),  # —— …… --- stay one word
+    ("char", r"."),
+]
+_RUN_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _RUN_PATTERNS), re.DOTALL)
+# Marks that belong to the character before them: combining marks, variation selectors,
+# zero-width joiners (and the character a ZWJ joins), emoji skin tones.
+_ATTACHED = re.compile(r"(?:[\u0300-\u036f\u1ab0-\u1aff\u20d0-\u20ff\ufe00-\ufe0f\ufe20-\ufe2f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d.?)+", re.DOTALL)
+HAN_RE = re.compile(rf"[{HAN_CLASS}]")
+
+
+class Run(NamedTuple):
+    """A stretch of text: `kind` is han, latin, number, url, email, space, punct, symbol or other."""
+
+    kind: str
+    start: int
+    end: int
+
+
+def _char_kind(char: str) -> str:
+    category = unicodedata.category(char[0])[0]
+    return "punct" if category == "P" else "symbol" if category == "S" else "other"
+
+
+def split_runs(text: str) -> list[Run]:
+    """Runs covering `text` exactly: `"".join(text[r.start:r.end] for r in runs) == text`."""
+    runs: list[Run] = []
+    position, length = 0, len(text)
+    while position < length:
+        match = _RUN_RE.match(text, position)
+        kind, end = match.lastgroup, match.end()
+        if kind in ("char", "repeat"):
+            kind = _char_kind(text[position])
+        if kind != "space":
+            attached = _ATTACHED.match(text, end)
+            if attached:
+                end = attached.end()
+        runs.append(Run(kind, position, end))
+        position = end
+    return runs
+
+
+def is_han(char: str) -> bool:
+    return HAN_RE.match(char) is not None
+
+
+class Window(NamedTuple):
+    """A slice [start, end) of a sequence fed to the model at once; the scores of positions in
+    [keep_start, keep_end) are taken from this window (the others come from a neighbour)."""
+
+    start: int
+    end: int
+    keep_start: int
+    keep_end: int
+
+
+def make_windows(length: int, size: int, overlap: int) -> list[Window]:
+    """Cover range(length) with windows of at most `size` items overlapping by `overlap`.
+
+    Each position is *kept* by exactly one window, the one where it sits farthest from an
+    edge, so that a boundary score never comes from a character cut off from its context.
+    """
+    if size < 1:
+        raise ValueError(f"window size must be at least 1, got {size}")
+    if not 0 <= overlap < size:
+        raise ValueError(f"overlap must be in [0, size), got {overlap} for size {size}")
+    if length <= size:
+        return [Window(0, length, 0, length)] if length else []
+    stride = size - overlap
+    starts = list(range(0, length - size, stride)) + [length - size]
+    windows = []
+    for k, start in enumerate(starts):
+        end = start + size
+        keep_start = 0 if k == 0 else windows[-1].keep_end
+        # The overlap with the next window is split in its middle.
+        keep_end = length if k == len(starts) - 1 else (end + starts[k + 1]) // 2
+        windows.append(Window(start, end, keep_start, keep_end))
+    return windows
