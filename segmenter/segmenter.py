@@ -1,10 +1,10 @@
 """The public API: `Segmenter` turns text into words.
 
 Data flow for a batch of texts:
-  split_runs (text.py)  ->  one model sequence per text: its non-space characters
-  make_windows          ->  windows that fit the model, overlapping; only windows that hold a
-                            junction between two Han characters are encoded at all
-  HeadReader (encoder)  ->  per-head boundary scores s_k for every junction
+  TextPlan (junctions)  ->  runs of each text, its model sequence (the non-space characters)
+                            and its junctions between two Han characters
+  read_junction_scores  ->  overlapping windows through HeadReader (encoder.py): per-head
+                            boundary scores s_k for every junction
   HeadProfile           ->  combined score c, cut where c > threshold(granularity)
   runs + cuts           ->  words; every character of the text is in exactly one word
 """
@@ -18,10 +18,10 @@ from typing import Iterable, Iterator
 import numpy as np
 import torch
 
-from .encoder import HeadReader, progress_enabled
+from .encoder import HeadReader
+from .junctions import TextPlan, read_junction_scores
 from .model import ModelLoadError, load_encoder, read_profile, resolve_model_folder
 from .profile import PROFILE_FILE, HeadProfile, granularity_value
-from .text import make_windows, split_runs
 
 DEFAULT_WINDOW = 254  # characters per window: 256 positions with [CLS] and [SEP]
 DEFAULT_OVERLAP = 64
@@ -47,25 +47,6 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
     if resolved.type not in ("cpu", "cuda", "mps"):
         raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
     return resolved
-
-
-class _Plan:
-    """What one text needs from the model: its runs, its model sequence, its Han junctions."""
-
-    __slots__ = ("text", "runs", "positions", "junctions", "scores")
-
-    def __init__(self, text: str):
-        self.text = text
-        self.runs = split_runs(text)
-        # positions[q] = index in `text` of the q-th non-space character (the model's q-th input).
-        spans = [range(r.start, r.end) for r in self.runs if r.kind != "space"]
-        self.positions = np.fromiter((i for span in spans for i in span), dtype=np.int64)
-        # A junction q (cut between model inputs q and q+1) inside a Han run needs the model.
-        index_of = np.full(len(text) + 1, -1, dtype=np.int64)
-        index_of[self.positions] = np.arange(len(self.positions))
-        junctions = [np.arange(index_of[r.start], index_of[r.end - 1]) for r in self.runs if r.kind == "han" and r.end - r.start > 1]
-        self.junctions = np.concatenate(junctions) if junctions else np.zeros(0, dtype=np.int64)
-        self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
 
 
 class Segmenter:
@@ -134,36 +115,12 @@ class Segmenter:
         return f"Segmenter(model={str(self.folder)!r}, heads={self.profile.heads}, device={str(self.device)!r})"
 
     # -- scoring ----------------------------------------------------------------------------
-    def _read_scores(self, plans: list[_Plan], batch_size: int | None, show_progress: bool | None) -> None:
-        """Fill plan.scores (K, junctions) for every plan, batching windows across texts."""
-        jobs: list[tuple[_Plan, int, int, int]] = []  # plan, window start, keep range
-        windows: list[np.ndarray] = []
-        for plan in plans:
-            plan.scores = np.zeros((len(self.profile.heads), len(plan.junctions)), dtype=np.float32)
-            if not len(plan.junctions):
-                continue
-            ids = self.vocab.encode("".join(plan.text[i] for i in plan.positions))
-            for w in make_windows(len(ids), self.window, self.overlap):
-                lo, hi = np.searchsorted(plan.junctions, [w.keep_start, w.keep_end])
-                if hi > lo:
-                    jobs.append((plan, w.start, lo, hi))
-                    windows.append(ids[w.start : w.end])
-        if not windows:
-            return
-        progress = None
-        if progress_enabled(show_progress):
-            from tqdm.auto import tqdm
+    def _read_scores(self, plans: list[TextPlan], batch_size: int | None, show_progress: bool | None) -> None:
+        read_junction_scores(
+            self.reader, plans, self.window, self.overlap, batch_size or self.batch_size, show_progress
+        )
 
-            progress = tqdm(total=sum(len(w) for w in windows), unit="char", desc="segmenting", leave=False)
-        try:
-            results = self.reader.read(windows, batch_size or self.batch_size, progress)
-        finally:
-            if progress is not None:
-                progress.close()
-        for (plan, start, lo, hi), scores in zip(jobs, results):
-            plan.scores[:, lo:hi] = scores[:, plan.junctions[lo:hi] - start]
-
-    def _cuts(self, plan: _Plan, threshold: float) -> np.ndarray:
+    def _cuts(self, plan: TextPlan, threshold: float) -> np.ndarray:
         """Sorted text offsets where a word ends (exclusive end offsets), last one = len(text)."""
         ends = [r.end for r in plan.runs]
         if len(plan.junctions):
@@ -172,8 +129,8 @@ class Segmenter:
             ends.extend((cut_after + 1).tolist())
         return np.unique(np.asarray(ends, dtype=np.int64))
 
-    def _plans(self, texts: list[str], batch_size=None, show_progress=None) -> list[_Plan]:
-        plans = [_Plan(text) for text in texts]
+    def _plans(self, texts: list[str], batch_size=None, show_progress=None) -> list[TextPlan]:
+        plans = [TextPlan(text) for text in texts]
         self._read_scores(plans, batch_size, show_progress)
         return plans
 

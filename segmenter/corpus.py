@@ -1,0 +1,38 @@
+"""Reading corpora: gold segmentations (words split by spaces) and raw text (one line a text)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+
+def read_gold(path: str | Path, limit: int | None = None) -> list[list[str]]:
+    """Gold file -> list of sentences, each a list of words (blank lines skipped)."""
+    sentences = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            words = line.split()
+            if words:
+                sentences.append(words)
+                if limit is not None and len(sentences) >= limit:
+                    break
+    return sentences
+
+
+def boundary_labels(words: list[str]) -> tuple[str, np.ndarray]:
+    """Words -> (text, cut) where cut[i] is True when a word ends after text[i]."""
+    text = "".join(words)
+    cut = np.zeros(len(text), dtype=bool)
+    cut[np.cumsum([len(w) for w in words]) - 1] = True
+    return text, cut
+
+
+def iter_raw_lines(paths: list[str | Path], min_chars: int = 1) -> Iterator[str]:
+    """Stripped, non-empty lines of raw UTF-8 files (undecodable bytes replaced)."""
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                line = line.strip()
+                if len(line) >= min_chars:
+                    yield line

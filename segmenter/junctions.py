@@ -1,0 +1,65 @@
+"""Junctions: the places between two Han characters where only the model can decide.
+
+A text becomes a `TextPlan`: its runs (text.py), its model sequence (every non-space
+character: punctuation, digits and Latin letters are context the model reads, even though
+their own boundaries come from rules) and the junctions inside Han runs. `read_junction_scores`
+cuts the model sequences into overlapping windows, encodes only the windows that hold a
+junction, and gathers the per-head scores of every junction from the window that keeps it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .encoder import HeadReader, progress_enabled
+from .text import make_windows, split_runs
+
+
+class TextPlan:
+    """What one text needs from the model: its runs, its model sequence, its Han junctions."""
+
+    __slots__ = ("text", "runs", "positions", "junctions", "scores")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.runs = split_runs(text)
+        # positions[q] = index in `text` of the q-th non-space character (the model's q-th input).
+        spans = [range(r.start, r.end) for r in self.runs if r.kind != "space"]
+        self.positions = np.fromiter((i for span in spans for i in span), dtype=np.int64)
+        # A junction q (cut between model inputs q and q+1) inside a Han run needs the model.
+        index_of = np.full(len(text) + 1, -1, dtype=np.int64)
+        index_of[self.positions] = np.arange(len(self.positions))
+        junctions = [np.arange(index_of[r.start], index_of[r.end - 1]) for r in self.runs if r.kind == "han" and r.end - r.start > 1]
+        self.junctions = np.concatenate(junctions) if junctions else np.zeros(0, dtype=np.int64)
+        self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
+
+
+def read_junction_scores(
+    reader: HeadReader, plans: list[TextPlan], window: int, overlap: int, batch_size: int, show_progress=None
+) -> None:
+    """Fill plan.scores, (K, len(plan.junctions)), for every plan; windows batch across texts."""
+    jobs: list[tuple[TextPlan, int, int, int]] = []  # plan, window start, junction range kept
+    windows: list[np.ndarray] = []
+    for plan in plans:
+        plan.scores = np.zeros((len(reader.heads), len(plan.junctions)), dtype=np.float32)
+        if not len(plan.junctions):
+            continue
+        ids = reader.vocab.encode("".join(plan.text[i] for i in plan.positions))
+        for w in make_windows(len(ids), window, overlap):
+            lo, hi = np.searchsorted(plan.junctions, [w.keep_start, w.keep_end])
+            if hi > lo:
+                jobs.append((plan, w.start, lo, hi))
+                windows.append(ids[w.start : w.end])
+    if not windows:
+        return
+    progress = None
+    if progress_enabled(show_progress):
+        from tqdm.auto import tqdm
+
+        progress = tqdm(total=sum(len(w) for w in windows), unit="char", desc="segmenting", leave=False)
+    try:
+        results = reader.read(windows, batch_size, progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    for (plan, start, lo, hi), scores in zip(jobs, results):
+        plan.scores[:, lo:hi] = scores[:, plan.junctions[lo:hi] - start]
