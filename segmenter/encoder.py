@@ -39,8 +39,11 @@ class HeadReader:
         self.vocab = vocab
         self.heads = list(heads)
         self.device = device
-        self._layer_index = torch.tensor([layer for layer, _ in self.heads])
-        self._head_index = torch.tensor([head for _, head in self.heads])
+        # Heads grouped by layer, and where each profile head lands in the grouped order.
+        layers = sorted({layer for layer, _ in self.heads})
+        self._by_layer = [(layer, [h for l, h in self.heads if l == layer]) for layer in layers]
+        grouped = [(layer, h) for layer, heads in self._by_layer for h in heads]
+        self._order = torch.tensor([grouped.index(pair) for pair in self.heads])
 
     @torch.inference_mode()
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
@@ -57,10 +60,14 @@ class HeadReader:
         output = self.model(
             input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_attentions=True
         )
-        # attentions: one (B, heads, T, T) tensor per layer -> the K selected ones, (B, K, T, T).
-        stacked = torch.stack(output.attentions, dim=1)
-        selected = stacked[:, self._layer_index, self._head_index]
-        return boundary_scores(selected.float(), lengths.to(self.device)).cpu().numpy()
+        # attentions: one (B, heads, T, T) tensor per layer. Score each layer's selected heads
+        # where they lie (no copy of the big matrices), then put the K rows in profile order.
+        lengths = lengths.to(self.device)
+        scores = torch.cat(
+            [boundary_scores(output.attentions[layer][:, heads].float(), lengths) for layer, heads in self._by_layer],
+            dim=1,
+        )
+        return scores[:, self._order].cpu().numpy()
 
     def read(self, windows: list[np.ndarray], batch_size: int = 64, progress=None) -> list[np.ndarray]:
         """Per-head scores for each window: a (K, n - 1) array for a window of n characters."""

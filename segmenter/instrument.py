@@ -96,3 +96,22 @@ def head_table(sample: JunctionSample) -> list[dict]:
             }
         )
     return sorted(rows, key=lambda r: -np.nan_to_num(r["auc"], nan=-1.0))
+
+
+def segment_sample(sample: JunctionSample, combined: np.ndarray, threshold: float = 0.0) -> list[list[str]]:
+    """Words of every text of the sample, cutting junctions whose combined score > threshold.
+    `combined` holds one score per junction of the sample, in sample order."""
+    from .junctions import split_words, word_ends
+
+    out, offset = [], 0
+    for plan in sample.plans:
+        n = len(plan.junctions)
+        out.append(split_words(plan.text, word_ends(plan, combined[offset : offset + n], threshold)))
+        offset += n
+    return out
+
+
+def word_f1(sample: JunctionSample, combined: np.ndarray, gold: list[list[str]], threshold: float = 0.0) -> float:
+    from .evaluation import score
+
+    return score(gold, segment_sample(sample, combined, threshold)).F1

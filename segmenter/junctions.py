@@ -63,3 +63,24 @@ def read_junction_scores(
             progress.close()
     for (plan, start, lo, hi), scores in zip(jobs, results):
         plan.scores[:, lo:hi] = scores[:, plan.junctions[lo:hi] - start]
+
+
+def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float) -> np.ndarray:
+    """Sorted end offsets of the words of plan.text (the last is len(text)).
+
+    Every run ends a word (text.py's rules); inside Han runs a junction is cut where its
+    combined score is above the threshold. `combined` has one score per junction.
+    """
+    ends = [run.end for run in plan.runs]
+    if len(plan.junctions):
+        cut_after = plan.positions[plan.junctions[combined > threshold]]
+        ends.extend((cut_after + 1).tolist())
+    return np.unique(np.asarray(ends, dtype=np.int64))
+
+
+def split_words(text: str, ends: np.ndarray) -> list[str]:
+    start, words = 0, []
+    for end in ends.tolist():
+        words.append(text[start:end])
+        start = end
+    return words

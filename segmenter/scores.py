@@ -26,11 +26,13 @@ def boundary_scores(attention: torch.Tensor, lengths: torch.Tensor) -> torch.Ten
     batch, heads, tokens, _ = attention.shape
     if tokens < 3:
         return attention.new_zeros(batch, heads, 0)
-    log_attention = attention.clamp_min(ATTENTION_FLOOR).log()
-    # a[i, SEP] for every row i: gather column n_b + 1 of each sequence.
+    # a[i, SEP] for every row i: gather column n_b + 1 of each sequence, (B, K, T).
     sep_column = (lengths + 1).view(batch, 1, 1, 1).expand(batch, heads, tokens, 1)
-    to_sep = log_attention.gather(3, sep_column).squeeze(3)  # (B, K, T)
+    to_sep = attention.gather(3, sep_column).squeeze(3)
     # a[i, i+1]: the first super-diagonal, (B, K, T-1), index i.
-    to_next = torch.diagonal(log_attention, offset=1, dim1=2, dim2=3)
+    to_next = torch.diagonal(attention, offset=1, dim1=2, dim2=3)
     # Character j is token i = j + 1; junctions j = 0 .. T-4 (the last real one is n_b - 2).
-    return to_sep[:, :, 1 : tokens - 2] - to_next[:, :, 1 : tokens - 2]
+    # Only these two entries per row are logged, never the whole (T, T) matrix.
+    to_sep = to_sep[:, :, 1 : tokens - 2].clamp_min(ATTENTION_FLOOR).log()
+    to_next = to_next[:, :, 1 : tokens - 2].clamp_min(ATTENTION_FLOOR).log()
+    return to_sep - to_next

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from .encoder import HeadReader
-from .junctions import TextPlan, read_junction_scores
+from .junctions import TextPlan, read_junction_scores, word_ends
 from .model import ModelLoadError, load_encoder, read_profile, resolve_model_folder
 from .profile import PROFILE_FILE, HeadProfile, granularity_value
 
@@ -120,15 +120,6 @@ class Segmenter:
             self.reader, plans, self.window, self.overlap, batch_size or self.batch_size, show_progress
         )
 
-    def _cuts(self, plan: TextPlan, threshold: float) -> np.ndarray:
-        """Sorted text offsets where a word ends (exclusive end offsets), last one = len(text)."""
-        ends = [r.end for r in plan.runs]
-        if len(plan.junctions):
-            combined = self.profile.combine(plan.scores)
-            cut_after = plan.positions[plan.junctions[combined > threshold]]
-            ends.extend((cut_after + 1).tolist())
-        return np.unique(np.asarray(ends, dtype=np.int64))
-
     def _plans(self, texts: list[str], batch_size=None, show_progress=None) -> list[TextPlan]:
         plans = [TextPlan(text) for text in texts]
         self._read_scores(plans, batch_size, show_progress)
@@ -141,7 +132,8 @@ class Segmenter:
         out = []
         for plan in self._plans(texts, batch_size, show_progress):
             start, tokens = 0, []
-            for end in self._cuts(plan, threshold).tolist():
+            combined = self.profile.combine(plan.scores) if len(plan.junctions) else None
+            for end in word_ends(plan, combined, threshold).tolist():
                 tokens.append((plan.text[start:end], start, end))
                 start = end
             out.append(tokens)

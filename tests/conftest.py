@@ -1,7 +1,11 @@
 """Shared fixtures: tiny random BERT folders made in the test, paths to the shared corpora."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+# Tests never reach the network: a hub name must fail fast and clearly.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 import torch

@@ -1,0 +1,285 @@
+"""The systems a benchmark runs, and the measuring that happens in a worker process.
+
+SYSTEMS maps a name to a System: its settings, the module it needs, and a builder that runs in
+the worker and returns a function texts -> words plus a one-line description for the table.
+segmenter's settings are SEGMENTER_SETTINGS: add an entry there and it joins the table.
+
+`segment_run` is one run: build (timed apart: load_s), warm up on the first `warmup_chars`
+characters (lazy loading, caches, allocator), then the timed pass over every sentence:
+chars_per_s = characters / seconds of that pass alone. Scoring happens in the parent.
+
+A worker loads this file by its path, not through the `segmenter` package (benchmark.py,
+run_isolated): importing the package imports torch (~220 MiB, 2.5 s), and jieba's memory
+figure would carry it. So this file imports only the standard library at the top, and
+names `segmenter.*` absolutely, inside the functions that need it.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+
+SegmentFn = Callable[[list[str]], list[list[str]]]
+DEFAULT_SYSTEMS = "segmenter,jieba,jieba-nohmm,pkuseg,thulac"
+CHUNK_CHARS = 16_384  # characters segmented per call in the timed pass (and per progress tick)
+
+
+class BenchmarkError(ValueError):
+    """A benchmark that cannot start (unknown system, missing model or file), said plainly."""
+
+
+@dataclass
+class BenchConfig:
+    """Everything a run needs; plain JSON-able values, because it travels to the workers."""
+
+    gold: list[str]
+    lexicons: list[str | None]  # one per gold file (None: no OOV figures for that corpus)
+    systems: list[tuple[str, str]]  # (system, setting) pairs, in table order
+    limit: int | None = None  # first N sentences of each gold file
+    model: str | None = None  # segmenter's model folder (None: the embedded model)
+    device: str = "cpu"
+    threads: int = 1  # torch/BLAS threads of each worker: 1 compares like with like (jieba is serial)
+    batch_size: int = 64
+    warmup_chars: int = 2000
+    isolate: bool = True  # a worker process per run; False: in this process, and peak_mb is None
+    show_progress: bool = False
+    command: str = ""  # the command line that made this run, for the report
+
+
+@dataclass
+class CorpusRun:
+    """What a builder may know of the corpus it is about to segment."""
+
+    name: str
+    gold_path: str
+    limit: int | None
+
+    def gold(self) -> list[list[str]]:
+        """The gold words. Only an oracle setting may read them; a real system never does."""
+        from segmenter.corpus import read_gold
+
+        return read_gold(self.gold_path, self.limit)
+
+
+@dataclass(frozen=True)
+class System:
+    name: str
+    settings: tuple[str, ...]
+    module: str  # the top-level module it imports: not importable -> skipped with `install`
+    install: str
+    build: Callable[[str, BenchConfig, CorpusRun], tuple[SegmentFn, str]]  # -> (segment, description)
+    check: Callable[[BenchConfig], None] | None = None  # in the parent, before any run: raise BenchmarkError
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "?"
+
+
+# -- segmenter ------------------------------------------------------------------------------
+def _granularity_setting(granularity: str) -> Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]:
+    def build(config: BenchConfig, corpus: CorpusRun):
+        from segmenter.segmenter import Segmenter
+
+        seg = Segmenter(
+            config.model, granularity=granularity, device=config.device,
+            batch_size=config.batch_size, num_threads=config.threads,
+        )
+        about = f"unsupervised, granularity {granularity}; model {seg.folder.name}, head profile: {seg.profile.source}"
+        return (lambda texts: seg.segment_batch(texts, show_progress=False)), about
+
+    return build
+
+
+# setting -> builder (config, corpus) -> (segment function, one-line description for the table).
+SEGMENTER_SETTINGS: dict[str, Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]] = {
+    "default": _granularity_setting("default"),
+    "fine": _granularity_setting("fine"),
+    "coarse": _granularity_setting("coarse"),
+}
+# TODO(calibrated): "calibrated" -> fit a HeadProfile on the first N sentences of a dev file
+#   (BenchConfig fields calibrate_on / calibrate_sentences; never a test file), then
+#   Segmenter(config.model, profile=fitted); the description names the file and N.
+# TODO(oracle): "oracle" -> read every selected head's junction scores on corpus.gold()
+#   (instrument.gold_junctions) and cut each junction as gold says wherever any selected head
+#   is right there, as the heads say elsewhere: the ceiling of any combination of these heads.
+
+
+def _build_segmenter(setting: str, config: BenchConfig, corpus: CorpusRun):
+    return SEGMENTER_SETTINGS[setting](config, corpus)
+
+
+def _check_segmenter(config: BenchConfig) -> None:
+    from segmenter.model import ModelLoadError, read_profile, resolve_model_folder
+
+    try:
+        folder = resolve_model_folder(config.model)
+        if read_profile(folder) is None:
+            raise ModelLoadError(f"{folder} has no head profile; create one with `segmenter heads --model {folder}`")
+    except (ModelLoadError, TypeError) as err:
+        raise BenchmarkError(f"segmenter cannot load its model: {err}") from None
+
+
+# -- other segmenters ---------------------------------------------------------------------------
+def _build_jieba(hmm: bool):
+    def build(setting: str, config: BenchConfig, corpus: CorpusRun):
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+        tokenizer = jieba.Tokenizer()  # its own instance: the default dictionary, loaded now
+        tokenizer.initialize()
+        about = f"jieba {_version('jieba')}, default dictionary, HMM {'on (its default)' if hmm else 'off'}"
+        return (lambda texts: [tokenizer.lcut(text, HMM=hmm) for text in texts]), about
+
+    return build
+
+
+def _build_pkuseg(setting: str, config: BenchConfig, corpus: CorpusRun):
+    import pkuseg
+
+    seg = pkuseg.pkuseg()  # model_name="default": the mixed-domain model inside the package
+    return (lambda texts: [seg.cut(text) for text in texts]), f"pkuseg {_version('pkuseg')}, its shipped default (mixed-domain) model"
+
+
+def _build_spacy_pkuseg(setting: str, config: BenchConfig, corpus: CorpusRun):
+    import spacy_pkuseg
+
+    try:
+        seg = spacy_pkuseg.pkuseg()  # the package ships no model: this downloads one
+    except OSError as err:  # URLError is an OSError
+        raise RuntimeError(f"spacy-pkuseg ships no model and could not download one ({err})") from None
+    return (lambda texts: [seg.cut(text) for text in texts]), f"spacy-pkuseg {_version('spacy-pkuseg')}, downloaded model"
+
+
+def _build_thulac(setting: str, config: BenchConfig, corpus: CorpusRun):
+    import thulac
+
+    with contextlib.redirect_stdout(sys.stderr):  # it prints "Model loaded succeed"
+        model = thulac.thulac(seg_only=True)
+    about = f"thulac {_version('thulac')}, shipped model, seg_only (pure-Python cut: the wheel has no libthulac)"
+    return (lambda texts: [[word for word, _ in model.cut(text)] for text in texts]), about
+
+
+SYSTEMS: dict[str, System] = {
+    s.name: s
+    for s in [
+        System("segmenter", tuple(SEGMENTER_SETTINGS), "torch", "pip install segmenter", _build_segmenter, _check_segmenter),
+        System("jieba", ("default",), "jieba", "pip install jieba", _build_jieba(hmm=True)),
+        System("jieba-nohmm", ("default",), "jieba", "pip install jieba", _build_jieba(hmm=False)),
+        System("pkuseg", ("default",), "pkuseg", "pip install numpy cython && pip install --no-build-isolation pkuseg", _build_pkuseg),
+        System("spacy-pkuseg", ("default",), "spacy_pkuseg", "pip install spacy-pkuseg", _build_spacy_pkuseg),
+        System("thulac", ("default",), "thulac", "pip install thulac", _build_thulac),
+    ]
+}
+
+
+def parse_systems(spec: str) -> list[tuple[str, str]]:
+    """'segmenter,jieba' or 'segmenter:fine,jieba' -> (system, setting) pairs; bare = all settings."""
+    pairs: list[tuple[str, str]] = []
+    for item in (part.strip() for part in spec.split(",")):
+        if not item:
+            continue
+        name, _, setting = item.partition(":")
+        if name not in SYSTEMS:
+            raise BenchmarkError(f"unknown system {name!r}; known: {', '.join(SYSTEMS)}")
+        settings = SYSTEMS[name].settings
+        if setting and setting not in settings:
+            raise BenchmarkError(f"{name} has no setting {setting!r}; its settings: {', '.join(settings)}")
+        pairs += [(name, s) for s in ([setting] if setting else settings) if (name, s) not in pairs]
+    if not pairs:
+        raise BenchmarkError(f"no system given; e.g. --systems {DEFAULT_SYSTEMS}")
+    return pairs
+
+
+def label(system: str, setting: str) -> str:
+    return system if len(SYSTEMS[system].settings) == 1 else f"{system}:{setting}"
+
+
+# -- the measuring (in a worker) ------------------------------------------------------------------
+def peak_rss_mb() -> float | None:
+    """This process's peak resident set size in MiB (None where it cannot be read).
+
+    On Linux it is VmHWM, the high-water mark of this program's own memory map. Not ru_maxrss:
+    Linux carries that across exec, so a worker started by a parent holding torch (~220 MiB)
+    would begin at the parent's size.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except (OSError, ValueError):
+        pass
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KiB elsewhere
+
+
+def segment_run(system: str, setting: str, config: BenchConfig, corpus: CorpusRun, texts: list[str]) -> dict:
+    """Build, warm up, time: the measuring part of one run (in a worker, or in-process)."""
+    base_mb = peak_rss_mb()
+    start = time.perf_counter()
+    try:
+        segment, about = SYSTEMS[system].build(setting, config, corpus)
+    except Exception as err:  # a system that cannot start is reported, not fatal
+        return {"error": f"{type(err).__name__}: {err}", "stage": "build"}
+    load_s = time.perf_counter() - start
+
+    warm, chars = [], 0
+    for text in texts:
+        if chars >= config.warmup_chars:
+            break
+        warm.append(text)
+        chars += len(text)
+    start = time.perf_counter()
+    segment(warm)
+    warmup_s = time.perf_counter() - start
+
+    # Chunks of ~CHUNK_CHARS: large enough to fill segmenter's batches, small enough for a live bar.
+    chunks, chunk, size = [], [], 0
+    for text in texts:
+        chunk.append(text)
+        size += len(text)
+        if size >= CHUNK_CHARS:
+            chunks.append(chunk)
+            chunk, size = [], 0
+    chunks += [chunk] if chunk else []
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=sum(map(len, texts)), unit="char", unit_scale=True, desc=f"{label(system, setting)} {corpus.name}",
+               file=sys.stderr, leave=False, disable=not config.show_progress)
+    words: list[list[str]] = []
+    start = time.perf_counter()
+    for chunk in chunks:
+        words += segment(chunk)
+        bar.update(sum(map(len, chunk)))
+    seconds = time.perf_counter() - start
+    bar.close()
+    return {"words": words, "about": about, "load_s": load_s, "warmup_s": warmup_s, "seconds": seconds,
+            "base_mb": base_mb, "peak_mb": peak_rss_mb() if config.isolate else None}
+
+
+def worker_main(argv: list[str]) -> int:
+    """`python -c BOOTSTRAP benchmark_systems.py SPEC RESULT`: one run, its result written as JSON."""
+    spec_path, result_path = argv
+    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    config = BenchConfig(**{**spec["config"], "systems": [tuple(p) for p in spec["config"]["systems"]]})
+    try:
+        result = segment_run(spec["system"], spec["setting"], config, CorpusRun(**spec["corpus"]), spec["texts"])
+    except Exception as err:
+        result = {"error": f"{type(err).__name__}: {err}", "stage": "run"}
+    Path(result_path).write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
+    return 0

@@ -1,0 +1,137 @@
+"""Pseudo-labels for self-training: two views of each junction, combined into confident labels.
+
+View 1, the heads: per-head boundary scores s_k of the current model (all heads of a base
+encoder, or the profile heads of a self-trained one). View 2, the corpus: branching entropies
+of the n-grams around the junction (ngrams.py). The views make different mistakes, so each
+can teach the other (co-training):
+
+  unsupervised  the entropy sum labels its most confident junctions (top and bottom
+                `quantile`); a logistic regression fits the heads to those labels; the two
+                z-scored views are added; a 2-Gaussian mixture on the sum gives P(boundary).
+  calibrated    a logistic regression on both views, fitted to the gold boundaries of a few
+                dev sentences (reported as calibrated; never the test files).
+
+Either way the teacher outputs a boundary logit per junction; self-training keeps the
+junctions whose probability is far enough from 1/2 and ignores the rest.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .calibration import LinearScore, Mixture, fit_logistic, fit_mixture
+from .corpus import boundary_labels
+from .encoder import HeadReader
+from .junctions import TextPlan, read_junction_scores
+from .ngrams import BranchingEntropy
+
+
+@dataclass
+class JunctionTable:
+    """The junctions of a set of texts, flattened in text order."""
+
+    plans: list[TextPlan]
+    heads: np.ndarray  # (J, K) head scores
+    ngrams: np.ndarray  # (J, F) n-gram features
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum([len(p.junctions) for p in self.plans])])
+
+    def features(self) -> np.ndarray:
+        return np.concatenate([self.heads, self.ngrams], axis=1)
+
+
+def collect_junctions(
+    reader: HeadReader,
+    texts: list[str],
+    entropy: BranchingEntropy,
+    window: int = 254,
+    overlap: int = 64,
+    batch_size: int = 64,
+    show_progress: bool | None = None,
+) -> JunctionTable:
+    plans = [TextPlan(text) for text in texts]
+    read_junction_scores(reader, plans, window, overlap, batch_size, show_progress)
+    k, f = len(reader.heads), BranchingEntropy.FEATURES_PER_N * entropy.max_n
+    heads = np.concatenate([p.scores.T for p in plans]) if plans else np.zeros((0, k))
+    ngrams = [entropy.junction_features(p.text, p.positions[p.junctions]) for p in plans]
+    return JunctionTable(plans, heads.astype(np.float32), np.concatenate(ngrams) if ngrams else np.zeros((0, f)))
+
+
+def gold_labels(plans: list[TextPlan], sentences: list[list[str]]) -> np.ndarray:
+    """Gold boundary labels of the junctions of plans made from gold sentences."""
+    labels = []
+    for plan, words in zip(plans, sentences):
+        text, cut = boundary_labels(words)
+        assert text == plan.text, "plans and sentences must be in the same order"
+        labels.append(cut[plan.positions[plan.junctions]])
+    return np.concatenate(labels) if labels else np.zeros(0, dtype=bool)
+
+
+@dataclass
+class Teacher:
+    """A fitted combination of the two views; `logits(table)` works on any table."""
+
+    kind: str  # "unsupervised" or "calibrated on FILE (N sentences)"
+    head_score: LinearScore | None = None  # unsupervised: heads -> pseudo-label logit
+    head_moments: tuple[float, float] = (0.0, 1.0)
+    entropy_moments: tuple[float, float] = (0.0, 1.0)
+    mixture: Mixture | None = None
+    joint_score: LinearScore | None = None  # calibrated: both views -> gold logit
+
+    def logits(self, table: JunctionTable) -> np.ndarray:
+        if self.joint_score is not None:
+            return self.joint_score(table.features())
+        combined = self._combined(table)
+        p = self.mixture.posterior(combined).clip(1e-6, 1 - 1e-6)
+        return np.log(p / (1 - p))
+
+    def _combined(self, table: JunctionTable) -> np.ndarray:
+        h = self.head_score(table.heads)
+        e = BranchingEntropy.entropy_sum(table.ngrams)
+        return (h - self.head_moments[0]) / self.head_moments[1] + (e - self.entropy_moments[0]) / self.entropy_moments[1]
+
+
+def fit_unsupervised(table: JunctionTable, quantile: float = 0.3) -> Teacher:
+    """Co-training: the entropy view's confident junctions teach the heads; then both vote."""
+    if not 0 < quantile < 0.5:
+        raise ValueError(f"quantile must be in (0, 0.5), got {quantile}")
+    entropy = BranchingEntropy.entropy_sum(table.ngrams)
+    low, high = np.quantile(entropy, [quantile, 1 - quantile])
+    confident = (entropy <= low) | (entropy >= high)
+    head_score = fit_logistic(table.heads[confident], (entropy[confident] >= high).astype(float))
+    h = head_score(table.heads)
+    teacher = Teacher(
+        kind="unsupervised",
+        head_score=head_score,
+        head_moments=(float(h.mean()), float(h.std() + 1e-6)),
+        entropy_moments=(float(entropy.mean()), float(entropy.std() + 1e-6)),
+    )
+    teacher.mixture = fit_mixture(teacher._combined(table))
+    return teacher
+
+
+def fit_calibrated(table: JunctionTable, labels: np.ndarray, source: str, l2: float = 1e-2) -> Teacher:
+    """Logistic regression on both views against gold boundaries of a few dev sentences."""
+    return Teacher(kind=f"calibrated on {source}", joint_score=fit_logistic(table.features(), labels.astype(float), l2=l2))
+
+
+def confident_targets(table: JunctionTable, logits: np.ndarray, confidence: float) -> list[np.ndarray]:
+    """Per text: float targets over its model sequence's n-1 junctions, NaN where ignored.
+
+    A junction is kept when the teacher's probability is at least `confidence` for one side:
+    1.0 (boundary) or 0.0 (inside a word). Junctions that touch a non-Han run are left to rules.
+    """
+    if not 0.5 <= confidence < 1:
+        raise ValueError(f"confidence must be in [0.5, 1), got {confidence}")
+    margin = np.log(confidence / (1 - confidence))
+    out = []
+    for plan, lo, hi in zip(table.plans, table.offsets[:-1], table.offsets[1:]):
+        targets = np.full(max(len(plan.positions) - 1, 0), np.nan, dtype=np.float32)
+        z = logits[lo:hi]
+        keep = np.abs(z) >= margin
+        targets[plan.junctions[keep]] = (z[keep] > 0).astype(np.float32)
+        out.append(targets)
+    return out

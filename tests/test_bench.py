@@ -1,0 +1,127 @@
+"""The benchmark: a smoke run on a tiny random model and jieba, in-process and through the CLI."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from segmenter import benchmark
+from segmenter.benchmark import BenchConfig, BenchmarkError, System, parse_systems, run_benchmark
+from segmenter.benchmark_report import machine_info, plot, to_markdown
+from segmenter.cli import main
+
+from conftest import GOLD, REPO, require_shared
+
+FIGURES = ("P", "R", "F1", "oov_rate", "oov_recall", "iv_recall", "chars_per_s", "peak_mb")
+SENTENCES = ["我们 的 国家 是 一个 大 国", "他 说 ， 中国 人民 很 高兴", "发展 经济 要 有 新 的 思想 。", "这 是 我 的 书"]
+
+
+@pytest.fixture
+def gold_file(tmp_path) -> Path:
+    (tmp_path / "lexicon").mkdir()
+    (tmp_path / "lexicon" / "toy_training_words.txt").write_text("我们\n的\n国家\n是\n中国\n人民\n", encoding="utf-8")
+    (tmp_path / "gold").mkdir()
+    path = tmp_path / "gold" / "toy_test.txt"
+    path.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
+    return path
+
+
+def test_parse_systems():
+    assert parse_systems("segmenter:fine,jieba") == [("segmenter", "fine"), ("jieba", "default")]
+    assert parse_systems("segmenter, jieba,segmenter:fine")[:3] == [("segmenter", s) for s in ("default", "fine", "coarse")]
+    with pytest.raises(BenchmarkError, match="unknown system 'hanlp'"):
+        parse_systems("hanlp")
+    with pytest.raises(BenchmarkError, match="no setting 'huge'"):
+        parse_systems("segmenter:huge")
+
+
+def test_default_lexicon_follows_the_shared_layout(gold_file, tmp_path):
+    assert benchmark.default_lexicon(gold_file) == tmp_path / "lexicon" / "toy_training_words.txt"
+    assert benchmark.default_lexicon(tmp_path / "gold" / "ud_test.txt") is None
+
+
+def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_model_dir, tmp_path):
+    lexicon = str(benchmark.default_lexicon(gold_file))
+    config = BenchConfig(gold=[str(gold_file)], lexicons=[lexicon], systems=parse_systems("segmenter,jieba,jieba-nohmm"),
+                         limit=3, model=str(tiny_model_dir), isolate=False, command="segmenter bench --gold toy_test.txt")
+    result = run_benchmark(config)
+    assert [(r["label"], r["corpus"]) for r in result.records] == [
+        (name, "toy_test") for name in ("segmenter:default", "segmenter:fine", "segmenter:coarse", "jieba", "jieba-nohmm")
+    ]
+    for record in result.records:
+        assert set(FIGURES) <= set(record)
+        assert record["sentences"] == 3 and record["chars"] == sum(len(s.replace(" ", "")) for s in SENTENCES[:3])
+        assert 0 <= record["F1"] <= 1 and record["chars_per_s"] > 0 and 0 <= record["oov_rate"] <= 1
+        assert record["peak_mb"] is None  # one shared process: no per-system peak
+    jieba = next(r for r in result.records if r["label"] == "jieba")
+    assert jieba["F1"] > 0.5  # jieba knows these everyday words
+
+    machine = machine_info(result)
+    markdown = to_markdown(result, machine)
+    assert "Command: `segmenter bench --gold toy_test.txt`" in markdown
+    assert machine["cpu"] in markdown and "jieba 0.42" in markdown
+    assert "| system | P | R | F1 | OOV rate | OOV recall | IV recall | chars/s | peak MiB |" in markdown
+    assert markdown.count("\n| segmenter:") == 3 and "OOV against `toy_training_words.txt`" in markdown
+    pytest.importorskip("matplotlib")
+    plot(result, tmp_path / "plot.png")
+    assert (tmp_path / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_systems_that_cannot_run_are_skipped_with_a_reason(gold_file, monkeypatch):
+    monkeypatch.setitem(benchmark.SYSTEMS, "absent", System("absent", ("default",), "no_such_module_xyz", "pip install xyz", None))
+    # A system that loses characters cannot be scored: reported, and the others still run.
+    lossy = System("lossy", ("default",), "json", "-", lambda *_: ((lambda texts: [[t[:-1]] for t in texts]), "drops a char"))
+    monkeypatch.setitem(benchmark.SYSTEMS, "lossy", lossy)
+    config = BenchConfig(gold=[str(gold_file)], lexicons=[None], systems=parse_systems("absent,lossy,jieba"), isolate=False)
+    result = run_benchmark(config)
+    assert [r["label"] for r in result.records] == ["jieba"]
+    reasons = {s["system"]: s["reason"] for s in result.skipped}
+    assert "not installed (pip install xyz)" in reasons["absent"]
+    assert "characters differ" in reasons["lossy"]
+    assert result.records[0]["oov_rate"] is None  # no lexicon
+    assert "Not run:" in to_markdown(result, machine_info(result))
+
+
+def test_isolated_run_measures_each_systems_own_peak_memory(gold_file):
+    config = BenchConfig(gold=[str(gold_file)], lexicons=[None], systems=parse_systems("jieba"))
+    record = run_benchmark(config).records[0]
+    # The worker does not import torch (the parent has): its memory is jieba's, far below torch's ~220 MiB.
+    assert 0 < record["base_mb"] < record["peak_mb"] < 200
+
+
+def test_cli_errors_are_plain(gold_file, capsys):
+    assert main(["bench", "--gold", "missing.txt"]) == 2
+    assert "--gold missing.txt: no such file" in capsys.readouterr().err
+    assert main(["bench", "--gold", str(gold_file), "--systems", "nope"]) == 2
+    assert "unknown system 'nope'" in capsys.readouterr().err
+    assert main(["bench", "--gold", str(gold_file), "--lexicon", "a.txt", "b.txt"]) == 2
+    assert "give one per gold file" in capsys.readouterr().err
+    assert main(["bench", "--gold", str(gold_file), "--model", str(gold_file.parent / "nomodel"), "--systems", "segmenter"]) == 2
+    assert "segmenter cannot load its model" in capsys.readouterr().err
+
+
+def test_cli_smoke_on_pku_test(tiny_model_dir, tmp_path):
+    """The smoke mode: `segmenter bench --limit 50` on the PKU test set, each system in its own worker."""
+    gold = require_shared(GOLD / "pku_test.txt")
+    out_json, out_md = tmp_path / "bench.json", tmp_path / "bench.md"
+    command = [sys.executable, "-m", "segmenter", "bench", "--gold", str(gold), "--limit", "50",
+               "--systems", "segmenter:default,jieba,jieba-nohmm", "--model", str(tiny_model_dir),
+               "--json", str(out_json), "--markdown", str(out_md), "-q"]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out_json.read_text(encoding="utf-8"))
+    assert [(r["label"], r["corpus"]) for r in report["records"]] == [
+        ("segmenter:default", "pku_test"), ("jieba", "pku_test"), ("jieba-nohmm", "pku_test")]
+    for record in report["records"]:
+        assert all(record[name] is not None for name in FIGURES)  # PKU has a lexicon: every figure is there
+        assert record["sentences"] == 50 and record["peak_mb"] > 0
+    assert report["corpora"][0]["lexicon"].endswith("pku_training_words.txt")
+    markdown = out_md.read_text(encoding="utf-8")
+    assert markdown.startswith("<!-- Generated by `segmenter bench`")
+    assert "Command: `segmenter bench --gold" in markdown and "--limit 50" in markdown
+    assert "| jieba-nohmm |" in markdown

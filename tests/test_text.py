@@ -1,0 +1,66 @@
+"""Text runs and windows: the rules that decide everything the model does not."""
+import pytest
+
+from segmenter.text import make_windows, split_runs
+
+
+def kinds(text):
+    return [(r.kind, text[r.start : r.end]) for r in split_runs(text)]
+
+
+def test_runs_cover_text_exactly():
+    text = "共同创造美好的新世纪——二○○一年新年贺词（附图片1张）https://x.cn/a?b=1 中文 a.b@c.com 3.14% MP3"
+    runs = split_runs(text)
+    assert "".join(text[r.start : r.end] for r in runs) == text
+    assert all(a.end == b.start for a, b in zip(runs, runs[1:]))
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("我爱北京", [("han", "我爱北京")]),
+        ("增长3.5%以上", [("han", "增长"), ("number", "3.5%"), ("han", "以上")]),
+        ("１２％", [("number", "１２％")]),
+        ("1,000,000元", [("number", "1,000,000"), ("han", "元")]),
+        ("用MP3听", [("han", "用"), ("latin", "MP3"), ("han", "听")]),
+        ("don't", [("latin", "don't")]),
+        ("见https://example.com/x。", [("han", "见"), ("url", "https://example.com/x"), ("punct", "。")]),
+        ("发邮件到a.b@example.org吧", [("han", "发邮件到"), ("email", "a.b@example.org"), ("han", "吧")]),
+        ("二○○一年", [("han", "二○○一年")]),
+        ("好——坏……", [("han", "好"), ("punct", "——"), ("han", "坏"), ("punct", "……")]),
+        ("，。", [("punct", "，"), ("punct", "。")]),
+        ("a  b", [("latin", "a"), ("space", "  "), ("latin", "b")]),
+        ("e\u0301", [("latin", "e\u0301")]),
+        ("👨\u200d👩\u200d👧", [("symbol", "👨\u200d👩\u200d👧")]),
+        ("ひらがな", [("other", "ひ"), ("other", "ら"), ("other", "が"), ("other", "な")]),
+    ],
+)
+def test_run_kinds(text, expected):
+    assert kinds(text) == expected
+
+
+def test_empty_text_has_no_runs():
+    assert split_runs("") == []
+
+
+@pytest.mark.parametrize("length, size, overlap", [(0, 5, 2), (3, 5, 2), (5, 5, 2), (10, 4, 2), (300, 254, 64), (1000, 30, 8), (31, 30, 29)])
+def test_windows_keep_every_position_once(length, size, overlap):
+    windows = make_windows(length, size, overlap)
+    kept = [i for w in windows for i in range(w.keep_start, w.keep_end)]
+    assert kept == list(range(length))
+    for w in windows:
+        assert 0 <= w.start <= w.keep_start <= w.keep_end <= w.end <= length
+        assert w.end - w.start <= size
+
+
+def test_windows_keep_away_from_cut_edges():
+    # Away from the text's own ends, a kept position has at least overlap // 2 - 1
+    # characters of context on each side within its window.
+    for w in make_windows(1000, 50, 20)[1:-1]:
+        assert w.keep_start - w.start >= 9 and w.end - w.keep_end >= 9
+
+
+@pytest.mark.parametrize("size, overlap", [(0, 0), (5, 5), (5, -1)])
+def test_bad_windows_rejected(size, overlap):
+    with pytest.raises(ValueError):
+        make_windows(10, size, overlap)
