@@ -12,6 +12,7 @@ import logging
 import numpy as np
 import torch
 
+from .attention import AttentionCapture
 from .scores import boundary_scores
 from .vocab import CharVocab
 
@@ -44,6 +45,7 @@ class HeadReader:
         self._by_layer = [(layer, [h for l, h in self.heads if l == layer]) for layer in layers]
         grouped = [(layer, h) for layer, heads in self._by_layer for h in heads]
         self._order = torch.tensor([grouped.index(pair) for pair in self.heads])
+        self.capture = AttentionCapture(model, layers)
 
     @torch.inference_mode()
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
@@ -57,14 +59,12 @@ class HeadReader:
             ids[row, 1 : n + 1] = torch.from_numpy(window)
             ids[row, n + 1] = self.vocab.sep_id
             mask[row, : n + 2] = 1
-        output = self.model(
-            input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_attentions=True
-        )
-        # attentions: one (B, heads, T, T) tensor per layer. Score each layer's selected heads
-        # where they lie (no copy of the big matrices), then put the K rows in profile order.
+        attentions = self.capture.run(input_ids=ids.to(self.device), attention_mask=mask.to(self.device))
+        # attentions: {layer: (B, heads, T, T)}. Score each layer's selected heads where they
+        # lie (no copy of the big matrices), then put the K rows in profile order.
         lengths = lengths.to(self.device)
         scores = torch.cat(
-            [boundary_scores(output.attentions[layer][:, heads].float(), lengths) for layer, heads in self._by_layer],
+            [boundary_scores(attentions[layer][:, heads].float(), lengths) for layer, heads in self._by_layer],
             dim=1,
         )
         return scores[:, self._order].cpu().numpy()

@@ -144,7 +144,7 @@ def train_boundary_head(
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         schedule.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
         seen += int(lengths.sum())
         if progress is not None:
             progress.update(1)

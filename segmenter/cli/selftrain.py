@@ -1,0 +1,70 @@
+"""Self-train a segmenter on raw text from its own confident boundaries.
+
+Example (the embedded model's recipe; see its MODEL_CARD.md for the exact command):
+  segmenter convert-e5 --out runs/e5char
+  segmenter selftrain --model runs/e5char --raw ../shared/corpora/raw/pretrain_raw.txt \\
+      ../shared/corpora/raw/extra_raw.txt --out runs/selftrained --dev ../shared/corpora/gold/pku_dev.txt
+
+Run the same command again to resume: finished rounds and labelled chunks are kept in OUT.
+--dev only chooses when to stop (reported); --calibrate fits the teacher to a few dev
+sentences (reported as calibrated). Never pass test files.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import fields
+from pathlib import Path
+
+from . import CLIError
+
+NUMERIC = {
+    "rounds": (int, "self-training rounds at most (default: 2)"),
+    "chars": (int, "raw characters sampled and labelled per round (default: 600000)"),
+    "teacher_layers": (int, "round 1 reads every head of this many lower layers of --model (default: 9)"),
+    "student_layers": (int, "the student keeps this many lower layers of --model (default: 6)"),
+    "boundary_head": (int, "head of the student's last layer that learns the boundaries (default: 0)"),
+    "confidence": (float, "keep pseudo-labels whose teacher probability is at least this (default: 0.8)"),
+    "quantile": (float, "unsupervised teacher: share of junctions the n-grams label on each side (default: 0.3)"),
+    "minutes": (float, "training minutes per round at most (default: 30)"),
+    "epochs": (float, "passes over a round's labels (default: 1)"),
+    "lr": (float, "peak learning rate (default: 5e-5)"),
+    "batch_size": (int, "windows per step (default: 32)"),
+    "calibrate_sentences": (int, "sentences of --calibrate used (default: 100)"),
+    "dev_sentences": (int, "sentences of --dev used (default: 1000)"),
+    "seed": (int, "seed of sampling and training (default: 0)"),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", required=True, help="base model folder (e.g. from `segmenter convert-e5`)")
+    parser.add_argument("--raw", nargs="+", required=True, metavar="FILE", help="raw UTF-8 text, one text a line")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
+    parser.add_argument("--dev", metavar="FILE", help="dev gold file: report F1 per round, stop when it stops rising")
+    parser.add_argument("--calibrate", metavar="FILE", help="dev gold file whose first sentences calibrate the teacher")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (default: cpu)")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    for name, (kind, text) in NUMERIC.items():
+        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from ..selftrain import SelftrainConfig, selftrain
+
+    for path in args.raw + [p for p in (args.dev, args.calibrate) if p]:
+        if not Path(path).is_file():
+            raise CLIError(f"{path}: no such file")
+    if not (Path(args.model) / "config.json").is_file():
+        raise CLIError(f"--model {args.model} is not a model folder (no config.json)")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    given = {name: getattr(args, name) for name in NUMERIC if getattr(args, name) is not None}
+    known = {f.name for f in fields(SelftrainConfig)}
+    config = SelftrainConfig(model=args.model, raw=args.raw, out=args.out, dev=args.dev, calibrate=args.calibrate, device=args.device, **{k: v for k, v in given.items() if k in known})
+    if not 0.5 <= config.confidence < 1:
+        raise CLIError(f"--confidence must be in [0.5, 1), got {config.confidence}")
+    out = selftrain(config)
+    print(f"wrote {out}")
+    return 0

@@ -1,0 +1,280 @@
+"""Self-training on raw text (`segmenter selftrain`): from a boundary signal to a segmenter.
+
+    raw lines ──► n-gram branching entropies (ngrams.py, once)          ┐
+    sample of round r ──► teacher: heads of the current model + n-grams ├─► confident labels
+                                                                         ┘   (teacher.py)
+    student (the base encoder's lower layers, or the previous student) ──► its boundary head
+    learns the labels (student.py) ──► dev F1 (optional) ──► next round relabels with it
+
+Round 1's teacher reads every head of the base model's lower `teacher_layers`; later rounds
+read the previous student's one boundary head. Every round draws a fresh sample of raw lines.
+Nothing here reads segmented text except an optional dev file (to choose rounds, reported) and
+an optional calibration file (a few dev sentences; reported as calibrated).
+
+OUT/
+  ngrams.npz                    branching-entropy tables of the raw files
+  round_1/labels/000000.npz …   teacher head scores per chunk of 500 lines (resumable)
+  round_1/model/                the round's student (a segmenter model folder)
+  round_1/metrics.json          pseudo-label and dev figures of the round
+  curve.jsonl                   one line per finished round
+  (the best round's model is copied to OUT itself, with MODEL_CARD.md)
+"""
+from __future__ import annotations
+
+import json
+import logging
+import random
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .corpus import iter_raw_lines, read_gold
+from .encoder import HeadReader
+from .instrument import JunctionSample, all_heads, auc, gold_junctions, word_f1
+from .junctions import TextPlan, read_junction_scores
+from .model import load_encoder
+from .ngrams import BranchingEntropy
+from .profile import HeadProfile
+from .student import load_student, make_examples, train_boundary_head
+from .teacher import JunctionTable, Teacher, confident_targets, fit_calibrated, fit_unsupervised, gold_labels
+from .vocab import CharVocab
+
+logger = logging.getLogger(__name__)
+CHUNK = 500  # lines per label file
+
+
+@dataclass
+class SelftrainConfig:
+    model: str
+    raw: list[str]
+    out: str
+    rounds: int = 2
+    chars: int = 600_000  # characters of raw text sampled per round
+    min_line: int = 8
+    max_line: int = 250
+    teacher_layers: int = 9
+    student_layers: int = 6
+    boundary_head: int = 0
+    confidence: float = 0.8
+    quantile: float = 0.3
+    minutes: float = 30.0  # training time per round, at most
+    epochs: float = 1.0
+    lr: float = 5e-5
+    batch_size: int = 32
+    window: int = 254
+    overlap: int = 64
+    ngram_max: int = 4
+    calibrate: str | None = None
+    calibrate_sentences: int = 100
+    dev: str | None = None
+    dev_sentences: int = 1000
+    seed: int = 0
+    device: str = "cpu"
+    command: str = field(default_factory=lambda: shlex.join(["segmenter", *sys.argv[1:]]))
+
+
+def sample_lines(paths: list[str], chars: int, seed: int, min_line: int, max_line: int) -> list[str]:
+    """A reproducible random sample of raw lines (stripped, `min_line` to `max_line` characters),
+    about `chars` characters in all: all lines are shuffled with `seed`, then taken in order."""
+    lines = []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines.extend(line.strip() for line in handle)
+    random.Random(seed).shuffle(lines)
+    out, total = [], 0
+    for line in lines:
+        if total >= chars:
+            break
+        if min_line <= len(line) <= max_line:
+            out.append(line)
+            total += len(line)
+    return out
+
+
+def label_chunks(reader: HeadReader, texts: list[str], folder: Path, config: SelftrainConfig) -> list[TextPlan]:
+    """Teacher head scores of every text, cached per chunk so that an interrupted run resumes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    plans: list[TextPlan] = []
+    chunks = range(0, len(texts), CHUNK)
+    progress = None
+    if logger.isEnabledFor(logging.INFO):
+        from tqdm.auto import tqdm
+
+        progress = tqdm(total=len(chunks), desc="labelling raw text", unit="chunk")
+    for start in chunks:
+        path = folder / f"{start:06d}.npz"
+        part = [TextPlan(t) for t in texts[start : start + CHUNK]]
+        if path.exists():
+            cached = np.load(path)
+            sizes = np.diff(cached["offsets"])
+            if len(sizes) == len(part) and all(len(p.junctions) == n for p, n in zip(part, sizes)):
+                for p, lo, hi in zip(part, cached["offsets"][:-1], cached["offsets"][1:]):
+                    p.scores = cached["scores"][:, lo:hi].astype(np.float32)
+                plans += part
+                progress and progress.update(1)
+                continue
+        read_junction_scores(reader, part, config.window, config.overlap, 64, show_progress=False)
+        offsets = np.concatenate([[0], np.cumsum([len(p.junctions) for p in part])])
+        scores = np.concatenate([p.scores for p in part], axis=1) if part else np.zeros((len(reader.heads), 0))
+        np.savez(path.with_suffix(".part.npz"), scores=scores.astype(np.float16), offsets=offsets)
+        path.with_suffix(".part.npz").replace(path)
+        plans += part
+        progress and progress.update(1)
+    if progress is not None:
+        progress.close()
+    return plans
+
+
+def junction_table(plans: list[TextPlan], entropy: BranchingEntropy) -> JunctionTable:
+    heads = np.concatenate([p.scores.T for p in plans]).astype(np.float32)
+    ngrams = np.concatenate([entropy.junction_features(p.text, p.positions[p.junctions]) for p in plans])
+    return JunctionTable(plans, heads, ngrams)
+
+
+def gold_table(model, vocab, heads, sentences, entropy, config) -> tuple[JunctionTable, np.ndarray]:
+    sample = gold_junctions(model, vocab, sentences, heads=heads, window=config.window, overlap=config.overlap)
+    return junction_table(sample.plans, entropy), sample.labels
+
+
+def evaluate_student(model, vocab, head, sentences) -> dict:
+    sample = gold_junctions(model, vocab, sentences, heads=[head])
+    return {"auc": auc(sample.scores[0], sample.labels), "f1": word_f1(sample, sample.scores[0], sentences, 0.0)}
+
+
+def student_profile(head: tuple[int, int], config: SelftrainConfig, round_number: int, teacher: Teacher) -> HeadProfile:
+    """The student's head is trained with s as a logit: cut at s > 0; fine/coarse at p = 0.2 / 0.8."""
+    margin = float(np.log(0.8 / 0.2))
+    return HeadProfile(
+        heads=[head],
+        weights=[1.0],
+        thresholds=(-margin, 0.0, margin),
+        source=f"self-trained, round {round_number}, teacher {teacher.kind}",
+        extra={"selftrain": {k: v for k, v in asdict(config).items() if k not in ("raw", "out")}},
+    )
+
+
+def selftrain(config: SelftrainConfig) -> Path:
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    device = torch.device(config.device)
+    started = time.monotonic()
+    ngram_path = out / "ngrams.npz"
+    if ngram_path.exists():
+        entropy = BranchingEntropy.load(ngram_path)
+    else:
+        logger.info("counting n-grams of %s", ", ".join(config.raw))
+        entropy = BranchingEntropy.from_texts(iter_raw_lines(config.raw), config.ngram_max)
+        entropy.save(ngram_path)
+    dev = read_gold(config.dev, config.dev_sentences) if config.dev else None
+    calibration = read_gold(config.calibrate, config.calibrate_sentences) if config.calibrate else None
+
+    base = Path(config.model)
+    teacher_folder, teacher_heads = base, None  # round 1: every head of the lower layers
+    student_source, student_layers = base, config.student_layers
+    head = (config.student_layers - 1, config.boundary_head)
+    history, best = [], None
+    for round_number in range(1, config.rounds + 1):
+        folder = out / f"round_{round_number}"
+        if (folder / "metrics.json").exists():  # finished in an earlier sitting
+            metrics = json.loads((folder / "metrics.json").read_text())
+        else:
+            metrics = run_round(config, round_number, folder, entropy, teacher_folder, teacher_heads, student_source, student_layers, head, dev, calibration, device)
+        history.append(metrics)
+        logger.info("round %d: %s", round_number, json.dumps(metrics.get("dev", {})))
+        teacher_folder, teacher_heads = folder / "model", [head]
+        student_source, student_layers = folder / "model", None
+        score = metrics.get("dev", {}).get("f1")
+        if best is None or (score is not None and score > best[1]):
+            best = (round_number, score)
+        elif score is not None:
+            logger.info("dev F1 stopped rising (%.4f after %.4f): stopping", score, best[1])
+            break
+    export(out, best[0], history, config, time.monotonic() - started)
+    return out
+
+
+def run_round(config, round_number, folder, entropy, teacher_folder, teacher_heads, student_source, student_layers, head, dev, calibration, device) -> dict:
+    t0 = time.monotonic()
+    texts = sample_lines(config.raw, config.chars, config.seed + round_number, config.min_line, config.max_line)
+    layers = config.teacher_layers if teacher_heads is None else teacher_heads[0][0] + 1
+    model, vocab, _ = load_encoder(teacher_folder, min(layers, _layers_of(teacher_folder)), device)
+    heads = teacher_heads or all_heads(model)
+    reader = HeadReader(model, vocab, heads, device)
+    plans = label_chunks(reader, texts, folder / "labels", config)
+    table = junction_table(plans, entropy)
+    if calibration is not None:
+        cal_table, cal_labels = gold_table(model, vocab, heads, calibration, entropy, config)
+        teacher = fit_calibrated(cal_table, cal_labels, f"{Path(config.calibrate).name} ({len(calibration)} sentences)")
+    else:
+        teacher = fit_unsupervised(table, config.quantile)
+    logits = teacher.logits(table)
+    metrics = {"round": round_number, "teacher": teacher.kind, "texts": len(texts), "chars": sum(map(len, texts))}
+    if dev is not None:
+        dev_table, dev_labels = gold_table(model, vocab, heads, dev, entropy, config)
+        z = teacher.logits(dev_table)
+        metrics["teacher_dev"] = {"auc": auc(z, dev_labels), "f1": word_f1(JunctionSample(None, None, heads, dev_table.plans), z, dev, 0.0)}
+    reader.capture.close()
+    del model, reader
+    targets = confident_targets(table, logits, config.confidence)
+    kept = np.concatenate([t[~np.isnan(t)] for t in targets])
+    metrics.update(junctions=len(logits), kept_share=len(kept) / max(1, len(logits)), label_boundary_rate=float(kept.mean()) if len(kept) else None)
+
+    student = load_student(student_source, student_layers, device)
+    vocab = CharVocab.from_folder(student_source)
+    examples = make_examples(vocab, [p.text for p in plans], [p.positions for p in plans], targets, config.window, config.overlap)
+    metrics["training"] = train_boundary_head(student, vocab, examples, head, device, config.minutes, config.epochs, config.lr, config.batch_size, config.seed + round_number)
+    if dev is not None:
+        metrics["dev"] = evaluate_student(student, vocab, head, dev)
+    from .pretrain_io import save_model_folder
+
+    save_model_folder(folder / "model", student, vocab, student_profile(head, config, round_number, teacher))
+    metrics["minutes"] = (time.monotonic() - t0) / 60
+    (folder / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    with open(Path(config.out) / "curve.jsonl", "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(metrics) + "\n")
+    return metrics
+
+
+def _layers_of(folder: Path) -> int:
+    return json.loads((Path(folder) / "config.json").read_text())["num_hidden_layers"]
+
+
+def export(out: Path, best_round: int, history: list[dict], config: SelftrainConfig, seconds: float) -> None:
+    """Copy the best round's model to OUT and write its model card."""
+    source = out / f"round_{best_round}" / "model"
+    for item in source.iterdir():
+        if item.is_file():
+            shutil.copy2(item, out / item.name)
+    rows = "\n".join(
+        f"| {m['round']} | {m['teacher']} | {m['chars']:,} | {m['kept_share']:.2f} | {m['label_boundary_rate']:.3f} | "
+        f"{_fmt(m.get('teacher_dev', {}).get('f1'))} | {_fmt(m.get('dev', {}).get('f1'))} | {m['training']['chars_seen']:,} | {m['minutes']:.1f} |"
+        for m in history
+    )
+    card = f"""# segmenter self-trained model
+
+Made by `segmenter selftrain` from `{config.model}` (round {best_round} of {len(history)} kept{', chosen on ' + Path(config.dev).name if config.dev else ''}).
+The boundary is read from one attention head, (layer {config.student_layers - 1}, head {config.boundary_head}):
+s = log a[i, SEP] - log a[i, i+1] > 0 cuts. The model learned from raw text only: pseudo-labels from
+{'a teacher calibrated on ' + str(config.calibrate_sentences) + ' sentences of ' + Path(config.calibrate).name if config.calibrate else 'an unsupervised teacher (heads + n-gram branching entropy, co-trained; no gold)'}.
+
+Command: `{config.command}`
+Total wall time: {seconds / 60:.1f} min ({config.device}).
+
+| round | teacher | raw chars | labels kept | label boundary rate | teacher dev F1 | student dev F1 | chars trained | minutes |
+|---|---|--:|--:|--:|--:|--:|--:|--:|
+{rows}
+
+Raw text: {', '.join(Path(p).name for p in config.raw)} (see the corpora README for their terms: **research use**).
+Dev F1 is word F1 on the first {config.dev_sentences} sentences of {Path(config.dev).name if config.dev else 'no dev file'}; test files were not used.
+"""
+    (out / "MODEL_CARD.md").write_text(card, encoding="utf-8")
+
+
+def _fmt(value) -> str:
+    return "–" if value is None else f"{value:.3f}"

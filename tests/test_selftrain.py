@@ -1,0 +1,96 @@
+"""Self-training end to end on a tiny random BERT and a small raw corpus (seconds)."""
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from segmenter import Segmenter
+from segmenter.calibration import fit_logistic, fit_mixture
+from segmenter.ngrams import BranchingEntropy
+from segmenter.selftrain import SelftrainConfig, sample_lines, selftrain
+
+from conftest import TINY_CHARS, make_tiny_model
+
+WORDS = ["中国", "人民", "发展", "经济", "我们", "社会", "工作", "问题", "的", "了", "在", "是", "和", "大", "新"]
+
+
+def write_raw(path, lines=400, seed=0):
+    rng = np.random.default_rng(seed)
+    text = ["".join(rng.choice(WORDS, size=rng.integers(4, 12))) + "。" for _ in range(lines)]
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    return path
+
+
+def test_branching_entropy_counts(tmp_path):
+    entropy = BranchingEntropy.from_texts(["甲乙甲乙", "甲丙"], max_n=2)
+    keys, counts, right, left = entropy.tables[1]
+    # 甲 is followed by 乙, 乙, 丙 -> H_r = entropy of (2/3, 1/3)
+    jia = np.searchsorted(entropy.chars, ord("甲")) + 1
+    slot = np.searchsorted(keys, jia)
+    assert counts[slot] == 3
+    assert math.isclose(right[slot], -(2 / 3) * math.log(2 / 3) - (1 / 3) * math.log(1 / 3), rel_tol=1e-5)
+    features = entropy.junction_features("甲乙甲", np.array([0, 1]))
+    assert features.shape == (2, 12) and np.isfinite(features).all()
+    entropy.save(tmp_path / "e.npz")
+    again = BranchingEntropy.load(tmp_path / "e.npz")
+    assert np.array_equal(again.junction_features("甲乙甲", np.array([0, 1])), features)
+
+
+def test_logistic_and_mixture():
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.normal(-2, 1, 500), rng.normal(2, 1, 500)])
+    y = np.r_[np.zeros(500), np.ones(500)]
+    score = fit_logistic(x[:, None], y)
+    assert ((score(x[:, None]) > 0) == y).mean() > 0.95
+    mixture = fit_mixture(x)
+    assert abs(mixture.threshold) < 0.5
+    assert mixture.posterior(np.array([3.0]))[0] > 0.9 > 0.1 > mixture.posterior(np.array([-3.0]))[0]
+
+
+def test_sample_is_reproducible(tmp_path):
+    raw = write_raw(tmp_path / "raw.txt")
+    first = sample_lines([str(raw)], 500, seed=3, min_line=4, max_line=100)
+    assert first == sample_lines([str(raw)], 500, seed=3, min_line=4, max_line=100)
+    assert 500 <= sum(map(len, first)) < 600
+
+
+@pytest.fixture(scope="module")
+def selftrained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("selftrain")
+    base = make_tiny_model(root / "base", seed=1)
+    raw = write_raw(root / "raw.txt")
+    dev = root / "dev.txt"
+    dev.write_text("中国 人民 发展 经济 。\n我们 的 社会 工作 。\n", encoding="utf-8")
+    config = SelftrainConfig(
+        model=str(base), raw=[str(raw)], out=str(root / "out"), rounds=2, chars=3000, teacher_layers=2,
+        student_layers=2, minutes=0.3, confidence=0.6, dev=str(dev), dev_sentences=10, lr=1e-3,
+    )
+    return selftrain(config), config
+
+
+def test_selftrain_writes_a_model(selftrained):
+    out, _ = selftrained
+    seg = Segmenter(out)
+    text = "我们的社会发展了。"
+    assert "".join(seg.segment(text)) == text
+    curve = [json.loads(line) for line in (out / "curve.jsonl").read_text().splitlines()]
+    assert curve and {"teacher_dev", "dev", "kept_share", "label_boundary_rate", "training"} <= set(curve[0])
+    assert "selftrain" in (out / "MODEL_CARD.md").read_text() and (out / "ngrams.npz").exists()
+
+
+def test_selftrain_resumes_finished_rounds(selftrained):
+    out, config = selftrained
+    before = (out / "curve.jsonl").read_text()
+    selftrain(config)  # every round finished: nothing is trained again
+    assert (out / "curve.jsonl").read_text() == before
+
+
+def test_cli_rejects_missing_files(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "segmenter", "selftrain", "--model", str(tmp_path), "--raw", str(tmp_path / "none.txt"), "--out", str(tmp_path / "o")],
+        capture_output=True,
+    )
+    assert result.returncode == 2 and b"no such file" in result.stderr
