@@ -14,7 +14,10 @@ from .profile import HeadProfile
 from .segmenter import Segmenter
 
 __version__ = "0.1.0"
-__all__ = ["Segmenter", "HeadProfile", "ModelLoadError", "segment", "cut", "lcut", "tokenize", "default_segmenter"]
+__all__ = [
+    "Segmenter", "HeadProfile", "ModelLoadError", "default_segmenter",
+    "segment", "cut", "lcut", "tokenize", "segment_levels", "add_word", "del_word", "load_userdict",
+]
 
 
 @lru_cache(maxsize=1)
@@ -37,3 +40,19 @@ def cut(text: str, granularity=None) -> Iterator[str]:
 
 def tokenize(text: str, granularity=None) -> list[tuple[str, int, int]]:
     return default_segmenter().tokenize(text, granularity)
+
+
+def segment_levels(text: str) -> list[tuple[str, list[str]]]:
+    return default_segmenter().segment_levels(text)
+
+
+def add_word(word: str) -> None:
+    default_segmenter().add_word(word)
+
+
+def del_word(word: str) -> None:
+    default_segmenter().del_word(word)
+
+
+def load_userdict(source) -> int:
+    return default_segmenter().load_userdict(source)

@@ -65,15 +65,21 @@ def read_junction_scores(
         plan.scores[:, lo:hi] = scores[:, plan.junctions[lo:hi] - start]
 
 
-def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float) -> np.ndarray:
+def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float, dictionary=None) -> np.ndarray:
     """Sorted end offsets of the words of plan.text (the last is len(text)).
 
     Every run ends a word (text.py's rules); inside Han runs a junction is cut where its
-    combined score is above the threshold. `combined` has one score per junction.
+    combined score is above the threshold. `combined` has one score per junction. A user
+    dictionary (dictionary.py) then overrides the heads: its words are neither split nor merged.
     """
     ends = [run.end for run in plan.runs]
     if len(plan.junctions):
         cut_after = plan.positions[plan.junctions[combined > threshold]]
+        if dictionary is not None and len(dictionary):
+            for run in plan.runs:
+                if run.kind == "han" and run.end - run.start > 1:
+                    keep, cut = dictionary.constraints(plan.text, run.start, run.end)
+                    cut_after = np.concatenate([np.setdiff1d(cut_after, keep), cut])
         ends.extend((cut_after + 1).tolist())
     return np.unique(np.asarray(ends, dtype=np.int64))
 

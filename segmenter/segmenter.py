@@ -18,6 +18,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import torch
 
+from .dictionary import UserDictionary
 from .encoder import HeadReader
 from .junctions import TextPlan, read_junction_scores, word_ends
 from .model import ModelLoadError, load_encoder, read_profile, resolve_model_folder
@@ -96,6 +97,7 @@ class Segmenter:
         self.window = min(window, max_window)
         self.overlap = min(overlap, self.window - 1)
         self.reader = HeadReader(self.model, self.vocab, self.profile.heads, self.device)
+        self.user_dictionary = UserDictionary()
 
     @classmethod
     def from_pretrained(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "Segmenter":
@@ -125,30 +127,70 @@ class Segmenter:
         self._read_scores(plans, batch_size, show_progress)
         return plans
 
+    def _tokens(self, plan: TextPlan, threshold: float) -> list[tuple[str, int, int]]:
+        combined = self.profile.combine(plan.scores) if len(plan.junctions) else None
+        start, tokens = 0, []
+        for end in word_ends(plan, combined, threshold, self.user_dictionary).tolist():
+            tokens.append((plan.text[start:end], start, end))
+            start = end
+        return tokens
+
     # -- public API -------------------------------------------------------------------------
     def tokenize_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None):
         texts = self._check_texts(texts)
         threshold = self.profile.threshold(self.granularity if granularity is None else granularity)
-        out = []
-        for plan in self._plans(texts, batch_size, show_progress):
-            start, tokens = 0, []
-            combined = self.profile.combine(plan.scores) if len(plan.junctions) else None
-            for end in word_ends(plan, combined, threshold).tolist():
-                tokens.append((plan.text[start:end], start, end))
-                start = end
-            out.append(tokens)
-        return out
+        return [self._tokens(plan, threshold) for plan in self._plans(texts, batch_size, show_progress)]
+
+    def segment_levels(self, text: str, coarse="coarse", fine="fine") -> list[tuple[str, list[str]]]:
+        """Coarse words, each with its fine sub-words (like jieba's search mode, from the heads):
+        the scores are read once and cut at two thresholds; a coarse cut is always a fine cut."""
+        check_text(text)
+        low, high = sorted((self.profile.threshold(fine), self.profile.threshold(coarse)))
+        plan = self._plans([text], show_progress=False)[0]
+        fine_tokens = self._tokens(plan, low)
+        levels, k = [], 0
+        for word, start, end in self._tokens(plan, high):
+            parts = []
+            while k < len(fine_tokens) and fine_tokens[k][2] <= end:
+                parts.append(fine_tokens[k][0])
+                k += 1
+            levels.append((word, parts))
+        return levels
+
+    # -- user dictionary (jieba style) ---------------------------------------------------------
+    def add_word(self, word: str) -> None:
+        """Never split `word` (Han characters) and never merge it into a longer word."""
+        self.user_dictionary.add(word)
+
+    def del_word(self, word: str) -> None:
+        self.user_dictionary.remove(word)
+
+    def load_userdict(self, source) -> int:
+        """A file (path or open file) with one word a line; jieba's frequency/tag columns are ignored."""
+        return self.user_dictionary.load(source)
 
     def segment_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None) -> list[list[str]]:
         """Words of each text; `"".join(words) == text` for every text."""
         return [[w for w, _, _ in tokens] for tokens in self.tokenize_batch(texts, granularity, batch_size, show_progress)]
 
+    def segment_lines(self, lines: Iterable[str], *, workers: int = 1, **options) -> Iterator[list[str]]:
+        """Words of each line, streamed in input order; workers > 1: that many processes (parallel.py)."""
+        from .parallel import segment_lines
+
+        return segment_lines(lines, segmenter=self, workers=workers, **options)
+
+    def segment_files(self, paths, *, workers: int = 1, errors: str = "strict", **options) -> Iterator[tuple[str, list[str]]]:
+        """(path, words) for each line of each UTF-8 file, streamed in order (see segment_lines)."""
+        from .parallel import segment_files
+
+        return segment_files(paths, segmenter=self, workers=workers, errors=errors, **options)
+
     def segment(self, text: str, granularity=None) -> list[str]:
-        return self.segment_batch([check_text(text)], granularity)[0]
+        return self.segment_batch([check_text(text)], granularity, show_progress=False)[0]
 
     def tokenize(self, text: str, granularity=None) -> list[tuple[str, int, int]]:
         """(word, start, end) triples like jieba.tokenize; the offsets tile the text."""
-        return self.tokenize_batch([check_text(text)], granularity)[0]
+        return self.tokenize_batch([check_text(text)], granularity, show_progress=False)[0]
 
     def cut(self, text: str, granularity=None) -> Iterator[str]:
         yield from self.segment(text, granularity)

@@ -1,0 +1,125 @@
+"""Find the heads that mark word boundaries, report them, and write the head profile.
+
+  segmenter heads --model M --raw FILE…            unsupervised (co-training with n-grams)
+  segmenter heads --model M --gold DEV --max-sentences 100   calibrated on dev sentences
+  segmenter heads --model M --gold DEV --report    per-head boundary AUC / F1 table
+  segmenter heads --model M --gold DEV --curve 0,20,100,500  F1 against calibration size
+  segmenter heads --model M --show "句子" --png heads.png     a picture of the heads
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from . import CLIError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-m", "--model", default=None, help="model folder or hub name (default: the embedded model)")
+    parser.add_argument("--raw", nargs="+", metavar="FILE", help="raw text for unsupervised discovery")
+    parser.add_argument("--raw-lines", type=int, default=2000, help="raw lines read (default: 2000)")
+    parser.add_argument("--gold", metavar="FILE", help="a *dev* gold file (never a test file)")
+    parser.add_argument("--max-sentences", type=int, default=100, help="gold sentences that calibrate (default: 100)")
+    parser.add_argument("--eval-sentences", type=int, default=1000, help="gold sentences after those that evaluate (default: 1000)")
+    parser.add_argument("--max-heads", type=int, default=12, help="heads kept in the profile (default: 12)")
+    parser.add_argument("--report", action="store_true", help="print every head's AUC/F1 on --gold; write nothing")
+    parser.add_argument("--curve", metavar="N,N,…", help="with --gold: F1 after calibrating on each N sentences (0 = unsupervised, needs --raw)")
+    parser.add_argument("--out", metavar="FILE", help="where to write the profile (default: MODEL/segmenter_heads.json)")
+    parser.add_argument("--show", metavar="TEXT", help="draw the profile's heads on TEXT (needs --png)")
+    parser.add_argument("--png", metavar="FILE", help="PNG file for --show")
+    parser.add_argument("--font", metavar="FILE", help="a font file with CJK glyphs for --show")
+    parser.add_argument("-q", "--quiet", action="store_true")
+
+
+def _segmenter(model, profile=None):
+    from ..model import ModelLoadError
+    from ..segmenter import Segmenter
+
+    try:
+        return Segmenter(model, profile=profile)
+    except (ModelLoadError, ValueError, TypeError) as err:
+        raise CLIError(str(err)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..corpus import iter_raw_lines, read_gold
+    from ..model import ModelLoadError, embedded_model_path, load_encoder, resolve_model_folder
+
+    if args.show:
+        if not args.png:
+            raise CLIError("--show needs --png FILE")
+        from ..visualize import draw_heads
+
+        try:
+            print(f"wrote {draw_heads(_segmenter(args.model), args.show, args.png, args.font)}")
+        except (ValueError, RuntimeError, FileNotFoundError) as err:
+            raise CLIError(str(err)) from None
+        return 0
+    for path in (args.raw or []) + ([args.gold] if args.gold else []):
+        if not Path(path).is_file():
+            raise CLIError(f"{path}: no such file")
+    if not args.raw and not args.gold:
+        raise CLIError("give --raw FILE… (unsupervised) and/or --gold DEV_FILE (report, calibration)")
+    try:
+        folder = resolve_model_folder(args.model)
+        model, vocab, _ = load_encoder(folder)
+    except ModelLoadError as err:
+        raise CLIError(str(err)) from None
+    raw = [line for _, line in zip(range(args.raw_lines), iter_raw_lines(args.raw))] if args.raw else None
+    gold = read_gold(args.gold, args.max_sentences + args.eval_sentences) if args.gold else None
+
+    if args.report:
+        return _report(model, vocab, gold)
+    if args.curve:
+        return _curve(model, vocab, raw, gold, args)
+    profile = _make_profile(model, vocab, raw, gold[: args.max_sentences] if gold else None, args)
+    out = Path(args.out) if args.out else folder / "segmenter_heads.json"
+    if not args.out and folder == embedded_model_path():
+        raise CLIError("will not overwrite the embedded model's profile: pass --out FILE")
+    out.write_text(profile.to_json(), encoding="utf-8")
+    print(f"{profile.source}: heads {profile.heads}")
+    if gold and len(gold) > args.max_sentences:
+        print(f"word F1 on {Path(args.gold).name} sentences {args.max_sentences + 1}-{len(gold)}: {_f1(model, vocab, profile, gold[args.max_sentences:]):.4f}")
+    print(f"wrote {out}")
+    return 0
+
+
+def _make_profile(model, vocab, raw, calibration, args):
+    from ..heads import calibrate, discover_unsupervised
+
+    if calibration:
+        return calibrate(model, vocab, calibration, f"calibrated on {Path(args.gold).name} ({len(calibration)} sentences)", args.max_heads)
+    return discover_unsupervised(model, vocab, raw, args.max_heads)
+
+
+def _f1(model, vocab, profile, sentences) -> float:
+    from ..instrument import gold_junctions, word_f1
+
+    sample = gold_junctions(model, vocab, sentences, heads=profile.heads)
+    return word_f1(sample, profile.combine(sample.scores), sentences, profile.threshold())
+
+
+def _report(model, vocab, gold) -> int:
+    from ..instrument import gold_junctions, head_table
+
+    rows = head_table(gold_junctions(model, vocab, gold))
+    print(f"{'layer':>5} {'head':>4} {'AUC':>6} {'F1(s>0)':>8} {'cut rate':>8}")
+    for row in rows:
+        print(f"{row['layer']:>5} {row['head']:>4} {row['auc']:>6.3f} {row['f1']:>8.3f} {row['rate']:>8.3f}")
+    return 0
+
+
+def _curve(model, vocab, raw, gold, args) -> int:
+    sizes = [int(n) for n in args.curve.split(",")]
+    held_out = gold[max(sizes) :] if max(sizes) < len(gold) else None
+    if not held_out:
+        raise CLIError(f"--curve needs more than {max(sizes)} gold sentences (raise --eval-sentences)")
+    rows = []
+    for n in sizes:
+        if n == 0 and not raw:
+            continue
+        profile = _make_profile(model, vocab, raw, gold[:n] if n else None, args)
+        rows.append({"sentences": n, "source": profile.source, "f1": _f1(model, vocab, profile, held_out)})
+        print(json.dumps(rows[-1], ensure_ascii=False), flush=True)
+    return 0

@@ -1,0 +1,143 @@
+"""Head discovery, calibration, the oracle, granularity levels and the user dictionary."""
+import io
+
+import numpy as np
+import pytest
+
+from segmenter import Segmenter
+from segmenter.corpus import boundary_labels
+from segmenter.dictionary import UserDictionary
+from segmenter.heads import calibrate, discover_signature, discover_unsupervised, oracle
+from segmenter.instrument import JunctionSample, all_heads, gold_junctions, head_table
+from segmenter.model import load_encoder
+from segmenter.profile import GRANULARITY_NAMES
+
+from test_selftrain import WORDS
+
+GOLD = [["中国", "人民", "发展", "了", "经济", "。"], ["我们", "的", "社会", "工作", "在", "发展", "。"], ["新", "问题", "和", "大", "工作", "。"]] * 4
+
+
+@pytest.fixture(scope="module")
+def encoder(tiny_model_dir):
+    model, vocab, _ = load_encoder(tiny_model_dir)
+    return model, vocab
+
+
+def raw_lines(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return ["".join(rng.choice(WORDS, size=rng.integers(4, 12))) + "。" for _ in range(n)]
+
+
+def test_unsupervised_discovery_writes_a_usable_profile(encoder, tiny_model_dir, tmp_path):
+    model, vocab = encoder
+    profile = discover_unsupervised(model, vocab, raw_lines(), max_heads=3)
+    assert 1 <= len(profile.heads) <= 3 and profile.source.startswith("unsupervised")
+    assert list(profile.thresholds) == sorted(profile.thresholds)
+    seg = Segmenter(tiny_model_dir, profile=profile)
+    assert "".join(seg.segment("我们的社会发展了。")) == "我们的社会发展了。"
+
+
+def test_signature_discovery_picks_one_head(encoder):
+    model, vocab = encoder
+    profile = discover_signature(model, vocab, raw_lines(50))
+    assert len(profile.heads) == 1 and profile.heads[0] in all_heads(model)
+
+
+def test_calibration_learns_gold_boundaries(encoder):
+    model, vocab = encoder
+    profile = calibrate(model, vocab, GOLD, source="test gold", max_heads=8)
+    assert profile.source == "test gold" and len(profile.heads) <= 8
+    sample = gold_junctions(model, vocab, GOLD, heads=profile.heads)
+    predicted = profile.combine(sample.scores) > profile.threshold()
+    always = sample.labels.mean()
+    assert (predicted == sample.labels).mean() >= max(always, 1 - always) - 1e-9
+
+
+def test_calibration_needs_both_classes(encoder):
+    model, vocab = encoder
+    with pytest.raises(ValueError, match="both"):
+        calibrate(model, vocab, [["中", "国"]], source="x")
+
+
+def test_oracle_is_an_upper_bound_of_each_head(encoder):
+    model, vocab = encoder
+    heads = all_heads(model)[:4]
+    sample = gold_junctions(model, vocab, GOLD, heads=heads)
+    figures = oracle(sample, heads, GOLD)
+    for k in range(len(heads)):
+        single = ((sample.scores[k] > 0) == sample.labels).mean()
+        assert figures["junction_accuracy"] >= single
+    assert 0 <= figures["word_recall"] <= 1
+
+
+def test_head_table_sorted(encoder):
+    model, vocab = encoder
+    rows = head_table(gold_junctions(model, vocab, GOLD))
+    aucs = [r["auc"] for r in rows]
+    assert aucs == sorted(aucs, reverse=True) and {"layer", "head", "f1", "rate"} <= set(rows[0])
+
+
+def test_levels_nest_and_granularity_orders_counts(tiny_segmenter):
+    text = "我们的社会发展了新问题和大工作。" * 3
+    levels = tiny_segmenter.segment_levels(text)
+    assert "".join(word for word, _ in levels) == text
+    for word, parts in levels:
+        assert "".join(parts) == word
+    counts = {name: len(tiny_segmenter.segment(text, granularity=name)) for name in GRANULARITY_NAMES}
+    assert counts["fine"] >= counts["default"] >= counts["coarse"]
+
+
+def test_user_dictionary_words_stay_whole(tiny_model_dir):
+    seg = Segmenter(tiny_model_dir, window=30, overlap=8)
+    text = "我们的社会发展了新问题和大工作。"
+    seg.add_word("社会发展")
+    seg.add_word("了新")
+    for granularity in ("fine", "default", "coarse"):
+        words = seg.segment(text, granularity=granularity)
+        assert "社会发展" in words and "了新" in words
+        assert "".join(words) == text
+    seg.del_word("了新")
+    assert "社会发展" in seg.segment(text)
+
+
+def test_user_dictionary_file_and_errors(tmp_path):
+    dictionary = UserDictionary()
+    assert dictionary.load(io.StringIO("云计算 5 n\n\n机器学习\n")) == 2
+    assert dictionary.constraints("用云计算做机器学习", 0, 9)[1].tolist() == [0, 3, 4, 8]
+    with pytest.raises(ValueError, match="line 1"):
+        dictionary.load(io.StringIO("abc\n"))
+    with pytest.raises(FileNotFoundError):
+        dictionary.load(tmp_path / "none.txt")
+    with pytest.raises(TypeError):
+        dictionary.add(3)
+
+
+@pytest.mark.slow
+def test_heads_command(tiny_model_dir, tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    folder = shutil.copytree(tiny_model_dir, tmp_path / "m")
+    raw = tmp_path / "raw.txt"
+    raw.write_text("\n".join(raw_lines(200)), encoding="utf-8")
+    gold = tmp_path / "dev.txt"
+    gold.write_text("\n".join(" ".join(s) for s in GOLD), encoding="utf-8")
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "segmenter", "heads", "-m", str(folder), *map(str, args)], capture_output=True, text=True)
+
+    result = run("--raw", raw, "--max-heads", "2")
+    assert result.returncode == 0, result.stderr
+    assert "unsupervised" in (folder / "segmenter_heads.json").read_text()
+    result = run("--gold", gold, "--max-sentences", "6", "--out", tmp_path / "cal.json")
+    assert result.returncode == 0, result.stderr
+    assert "calibrated on dev.txt (6 sentences)" in (tmp_path / "cal.json").read_text() and "word F1" in result.stdout
+    report = run("--gold", gold, "--report")
+    assert report.returncode == 0 and len(report.stdout.splitlines()) == 1 + 2 * 4
+    png = tmp_path / "heads.png"
+    shown = run("--show", "我们的社会发展了", "--png", png)
+    assert shown.returncode == 0, shown.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert run("--raw", tmp_path / "none.txt").returncode == 2
+    assert run().returncode == 2
