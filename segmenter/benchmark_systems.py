@@ -101,20 +101,70 @@ def _granularity_setting(granularity: str) -> Callable[[BenchConfig, CorpusRun],
     return build
 
 
+CALIBRATION_SENTENCES = 100
+
+
+def _dev_file(corpus: CorpusRun) -> Path:
+    """The dev file beside a test file (pku_test.txt -> pku_dev.txt): calibration never reads tests."""
+    test = Path(corpus.gold_path)
+    dev = test.with_name(test.name.replace("_test", "_dev"))
+    if dev == test or not dev.is_file():
+        raise BenchmarkError(f"calibrated setting: no dev file beside {test.name} (expected {dev.name})")
+    return dev
+
+
+def _calibrated_setting(config: BenchConfig, corpus: CorpusRun):
+    """A profile fitted on the first CALIBRATION_SENTENCES sentences of the corpus's dev file."""
+    from segmenter.corpus import read_gold
+    from segmenter.heads import calibrate
+    from segmenter.model import load_encoder, resolve_model_folder
+    from segmenter.segmenter import Segmenter
+
+    dev = _dev_file(corpus)
+    folder = resolve_model_folder(config.model)
+    model, vocab, _ = load_encoder(folder)
+    source = f"calibrated on {dev.name} ({CALIBRATION_SENTENCES} sentences)"
+    profile = calibrate(model, vocab, read_gold(dev, CALIBRATION_SENTENCES), source=source)
+    del model
+    seg = Segmenter(config.model, profile=profile, device=config.device, batch_size=config.batch_size, num_threads=config.threads)
+    return (lambda texts: seg.segment_batch(texts, show_progress=False)), f"{source}; model {seg.folder.name}"
+
+
+def _oracle_setting(config: BenchConfig, corpus: CorpusRun):
+    """Not a system: reads the gold. A junction is cut as gold says wherever at least one of the
+    profile's heads (s > 0) decides as gold does, as the combined score says elsewhere: the
+    seed's "one head right is enough", the ceiling of any way of choosing among these heads."""
+    import numpy as np
+
+    from segmenter.corpus import boundary_labels
+    from segmenter.junctions import split_words, word_ends
+    from segmenter.segmenter import Segmenter
+
+    seg = Segmenter(config.model, device=config.device, batch_size=config.batch_size, num_threads=config.threads)
+    gold = {"".join(words): boundary_labels(words)[1] for words in corpus.gold()}
+    threshold = seg.profile.threshold()
+
+    def segment(texts):
+        out = []
+        for plan in seg._plans(texts, show_progress=False):
+            combined = seg.profile.combine(plan.scores) if len(plan.junctions) else np.zeros(0)
+            truth = gold[plan.text][plan.positions[plan.junctions]] if len(plan.junctions) else np.zeros(0, bool)
+            any_right = ((plan.scores > 0) == truth[None]).any(axis=0) if len(plan.junctions) else np.zeros(0, bool)
+            decided = np.where(any_right, truth, combined > threshold)
+            out.append(split_words(plan.text, word_ends(plan, np.where(decided, 1.0, -1.0), 0.0)))
+        return out
+
+    return segment, f"oracle (reads the gold): any of the profile's {len(seg.profile.heads)} heads right; model {seg.folder.name}"
+
+
 # setting -> builder (config, corpus) -> (segment function, one-line description for the table).
 SEGMENTER_SETTINGS: dict[str, Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]] = {
     "default": _granularity_setting("default"),
     "fine": _granularity_setting("fine"),
     "coarse": _granularity_setting("coarse"),
+    "calibrated": _calibrated_setting,
+    "oracle": _oracle_setting,
 }
-# TODO(calibrated): "calibrated" -> fit a HeadProfile on the first N sentences of a dev file
-#   (BenchConfig fields calibrate_on / calibrate_sentences; never a test file), then
-#   Segmenter(config.model, profile=fitted); the description names the file and N.
-# TODO(oracle): "oracle" -> read every selected head's junction scores on corpus.gold()
-#   (instrument.gold_junctions) and cut each junction as gold says wherever any selected head
-#   is right there, as the heads say elsewhere: the ceiling of any combination of these heads.
-
-
 def _build_segmenter(setting: str, config: BenchConfig, corpus: CorpusRun):
     return SEGMENTER_SETTINGS[setting](config, corpus)
 

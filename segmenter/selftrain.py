@@ -241,6 +241,14 @@ def run_round(config, round_number, folder, entropy, teacher_folder, teacher_hea
     return metrics
 
 
+def save_half(source: Path, target: Path) -> None:
+    """Weights in float16 (half the size; loading casts them back to float32)."""
+    from safetensors.torch import load_file, save_file
+
+    tensors = {name: t.half() if t.is_floating_point() else t for name, t in load_file(str(source)).items()}
+    save_file(tensors, str(target), metadata={"format": "pt"})
+
+
 def _layers_of(folder: Path) -> int:
     return json.loads((Path(folder) / "config.json").read_text())["num_hidden_layers"]
 
@@ -249,8 +257,9 @@ def export(out: Path, best_round: int, history: list[dict], config: SelftrainCon
     """Copy the best round's model to OUT and write its model card."""
     source = out / f"round_{best_round}" / "model"
     for item in source.iterdir():
-        if item.is_file():
+        if item.is_file() and item.name != "model.safetensors":
             shutil.copy2(item, out / item.name)
+    save_half(source / "model.safetensors", out / "model.safetensors")
     rows = "\n".join(
         f"| {m['round']} | {m['teacher']} | {m['chars']:,} | {m['kept_share']:.2f} | {m['label_boundary_rate']:.3f} | "
         f"{_fmt(m.get('teacher_dev', {}).get('f1'))} | {_fmt(m.get('dev', {}).get('f1'))} | {m['training']['chars_seen']:,} | {m['minutes']:.1f} |"
@@ -259,7 +268,7 @@ def export(out: Path, best_round: int, history: list[dict], config: SelftrainCon
     card = f"""# segmenter self-trained model
 
 Made by `segmenter selftrain` from `{config.model}` (round {best_round} of {len(history)} kept{', chosen on ' + Path(config.dev).name if config.dev else ''}).
-The boundary is read from one attention head, (layer {config.student_layers - 1}, head {config.boundary_head}):
+Weights are stored in float16. The boundary is read from one attention head, (layer {config.student_layers - 1}, head {config.boundary_head}):
 s = log a[i, SEP] - log a[i, i+1] > 0 cuts. The model learned from raw text only: pseudo-labels from
 {'a teacher calibrated on ' + str(config.calibrate_sentences) + ' sentences of ' + Path(config.calibrate).name if config.calibrate else 'an unsupervised teacher (heads + n-gram branching entropy, co-trained; no gold)'}.
 
