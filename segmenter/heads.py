@@ -40,7 +40,8 @@ def signature_share(model, vocab, texts: list[str], heads: list[tuple[int, int]]
     device = next(model.parameters()).device
     capture = AttentionCapture(model, sorted({l for l, _ in heads}))
     hits, rows = np.zeros(len(heads)), 0
-    sequences = [vocab.encode("".join(ch for ch in t if not ch.isspace())[:254]) for t in texts]
+    longest = model.config.max_position_embeddings - 2
+    sequences = [vocab.encode("".join(ch for ch in t if not ch.isspace())[:longest]) for t in texts]
     sequences = [s for s in sequences if len(s) >= 2]
     try:
         with torch.inference_mode():

@@ -8,10 +8,14 @@ junction, and gathers the per-head scores of every junction from the window that
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .encoder import HeadReader, progress_enabled
-from .text import make_windows, split_runs
+from .text import HAN_CLASS, make_windows, split_runs
+
+_HAN_SPAN = re.compile(f"[{HAN_CLASS}]+")
 
 
 class TextPlan:
@@ -25,10 +29,14 @@ class TextPlan:
         # positions[q] = index in `text` of the q-th non-space character (the model's q-th input).
         spans = [range(r.start, r.end) for r in self.runs if r.kind != "space"]
         self.positions = np.fromiter((i for span in spans for i in span), dtype=np.int64)
-        # A junction q (cut between model inputs q and q+1) inside a Han run needs the model.
+        # A junction q (cut between model inputs q and q+1) between two Han characters needs
+        # the model. A Han run may end in marks that belong to its last character (an accent,
+        # a variation selector U+E0100…, a ZWJ): only the junctions between its leading Han
+        # characters count, so that no word starts with a mark.
         index_of = np.full(len(text) + 1, -1, dtype=np.int64)
         index_of[self.positions] = np.arange(len(self.positions))
-        junctions = [np.arange(index_of[r.start], index_of[r.end - 1]) for r in self.runs if r.kind == "han" and r.end - r.start > 1]
+        han_ends = [(r.start, _HAN_SPAN.match(text, r.start).end()) for r in self.runs if r.kind == "han"]
+        junctions = [np.arange(index_of[start], index_of[end - 1]) for start, end in han_ends if end - start > 1]
         self.junctions = np.concatenate(junctions) if junctions else np.zeros(0, dtype=np.int64)
         self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
 
@@ -37,6 +45,9 @@ def read_junction_scores(
     reader: HeadReader, plans: list[TextPlan], window: int, overlap: int, batch_size: int, show_progress=None
 ) -> None:
     """Fill plan.scores, (K, len(plan.junctions)), for every plan; windows batch across texts."""
+    # A window never exceeds the model's positions ([CLS] and [SEP] take two).
+    window = min(window, reader.model.config.max_position_embeddings - 2)
+    overlap = min(overlap, window // 2)
     jobs: list[tuple[TextPlan, int, int, int]] = []  # plan, window start, junction range kept
     windows: list[np.ndarray] = []
     for plan in plans:

@@ -1,0 +1,221 @@
+"""What a pretraining run leaves on disk: checkpoints, the model folder, the learning curve, the card.
+
+    OUT/                         a segmenter model folder, refreshed at every checkpoint
+      config.json model.safetensors vocab.txt tokenizer_config.json [segmenter_heads.json]
+      MODEL_CARD.md learning_curve.jsonl learning_curve.png
+      checkpoints/
+        latest                   name of the newest complete checkpoint (written last)
+        step_00001000/           a model folder too, plus training_state.pt (head, optimizer,
+                                 scheduler, RNG states, data position, counters, config)
+
+A checkpoint folder is written under a temporary name and renamed when complete, and
+`latest` is replaced atomically after it: a run killed at any moment resumes from the last
+complete checkpoint.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import torch
+
+from .profile import PROFILE_FILE, HeadProfile
+from .vocab import CharVocab
+
+logger = logging.getLogger(__name__)
+
+CHECKPOINTS = "checkpoints"
+LATEST = "latest"
+STATE_FILE = "training_state.pt"
+CURVE_FILE = "learning_curve.jsonl"
+CURVE_PLOT = "learning_curve.png"
+CARD_FILE = "MODEL_CARD.md"
+MODEL_FILES = ("config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json", PROFILE_FILE)
+
+
+def save_model_folder(folder: Path, encoder, vocab: CharVocab, profile: HeadProfile | None) -> None:
+    """config.json + model.safetensors (BertModel, no pooler) + vocabulary (+ head profile)."""
+    from .model import _quiet_transformers  # no "Writing model shards" bar at every checkpoint
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with _quiet_transformers():
+        encoder.save_pretrained(folder)
+    vocab.save(folder)
+    if profile is not None:
+        profile.save(folder)
+    elif (folder / PROFILE_FILE).exists():
+        (folder / PROFILE_FILE).unlink()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.part")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def save_checkpoint(out: Path, step: int, encoder, vocab: CharVocab, profile, state: dict, keep: int) -> Path:
+    """Write checkpoints/step_N (model folder + training state), point `latest` at it, prune."""
+    root = out / CHECKPOINTS
+    root.mkdir(parents=True, exist_ok=True)
+    name = f"step_{step:08d}"
+    partial = root / f".{name}.partial"
+    if partial.exists():
+        shutil.rmtree(partial)
+    save_model_folder(partial, encoder, vocab, profile)
+    torch.save(state, partial / STATE_FILE)
+    final = root / name
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(partial, final)
+    _write_atomic(root / LATEST, name + "\n")
+    kept = sorted(p for p in root.glob("step_*") if p.is_dir())
+    for old in kept[: max(0, len(kept) - keep)]:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def latest_checkpoint(out: Path) -> Path | None:
+    pointer = out / CHECKPOINTS / LATEST
+    if not pointer.is_file():
+        return None
+    folder = out / CHECKPOINTS / pointer.read_text(encoding="utf-8").strip()
+    return folder if (folder / STATE_FILE).is_file() else None
+
+
+def load_checkpoint_state(folder: Path) -> dict:
+    # Only tensors, numbers, strings and containers inside: the safe unpickler suffices.
+    return torch.load(folder / STATE_FILE, map_location="cpu", weights_only=True)
+
+
+def export_model(out: Path, checkpoint: Path) -> None:
+    """Copy the checkpoint's model files to OUT (each through a temporary: never half a file)."""
+    for name in MODEL_FILES:
+        source, target = checkpoint / name, out / name
+        if source.is_file():
+            temporary = out / f".{name}.part"
+            shutil.copyfile(source, temporary)
+            os.replace(temporary, target)
+        elif target.exists():
+            target.unlink()
+
+
+# -- learning curve ---------------------------------------------------------------------------
+def append_curve(out: Path, record: dict) -> None:
+    with open(out / CURVE_FILE, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def read_curve(out: Path) -> list[dict]:
+    path = out / CURVE_FILE
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def truncate_curve(out: Path, step: int) -> None:
+    """On resume: forget records written after the checkpoint (they will be written again)."""
+    records = read_curve(out)
+    kept = [r for r in records if r["step"] <= step]
+    if len(kept) != len(records):
+        _write_atomic(out / CURVE_FILE, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+
+
+def plot_curve(out: Path) -> Path | None:
+    """learning_curve.png: losses against tokens seen; eval accuracy and best-head AUC beside."""
+    records = read_curve(out)
+    if not records:
+        return None
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        logger.info("matplotlib is not installed: no %s (pip install matplotlib); the JSONL has the numbers", CURVE_PLOT)
+        return None
+    tokens = [r["tokens_seen"] / 1e6 for r in records]
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    left.plot(tokens, [r.get("train_loss") for r in records], label="train MLM loss")
+    left.plot(tokens, [r.get("eval_loss") for r in records], label="held-out MLM loss")
+    left.set_xlabel("tokens seen (M)")
+    left.set_ylabel("loss")
+    left.legend()
+    right.plot(tokens, [r.get("eval_acc") for r in records], label="held-out MLM accuracy")
+    if any(r.get("best_auc") is not None for r in records):
+        right.plot(tokens, [r.get("best_auc") for r in records], label="best head boundary AUC (dev gold)")
+    right.set_xlabel("tokens seen (M)")
+    right.legend()
+    figure.tight_layout()
+    path = out / CURVE_PLOT
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+# -- model card -------------------------------------------------------------------------------
+def write_model_card(out: Path, info: dict) -> None:
+    """MODEL_CARD.md from the run's facts (what data, which commands, how long, how good)."""
+    config = info["config"]
+    data = info["data"]
+    files = "\n".join(
+        f"- `{f['path']}` ({f['bytes']:,} bytes, sha1 of first MiB {f['sha1_first_mib'][:12]}…)" for f in data["files"]
+    )
+    sittings = "\n".join(
+        f"{i + 1}. `{s['command']}` — {s['device']}, {s['precision']}, steps {s['first_step']}→{s['last_step']}, "
+        f"{s['seconds'] / 60:.1f} min"
+        for i, s in enumerate(info["sittings"])
+    )
+    last = info.get("last_eval") or {}
+    head = (
+        f"best head (layer {last['best_head'][0]}, head {last['best_head'][1]}), boundary AUC {last['best_auc']:.3f} "
+        f"on {info.get('eval_gold')}"
+        if last.get("best_head")
+        else f"head profile: {info['profile_source']}"
+        if info.get("profile_source")
+        else "no gold evaluation: create the head profile with `segmenter heads`"
+    )
+    objective = (
+        f"ELECTRA replaced-token detection (a {config['generator_hidden']}-wide MLM generator, detection weight "
+        f"{config['rtd_weight']}; the saved encoder is the discriminator)"
+        if config.get("objective") == "electra"
+        else "masked-LM"
+    )
+    status = "finished"
+    if info["step"] < config["max_steps"]:
+        status = f"unfinished (run again with `--resume` to reach {config['max_steps']:,} steps)"
+    text = f"""# Character-level BERT for segmenter (pretrained from scratch)
+
+A {config['layers']}-layer, {config['hidden']}-wide, {config['heads']}-head BERT encoder (`BertModel`, no pooler),
+{info['parameters'] / 1e6:.1f} M parameters, vocabulary of {info['vocab_size']} characters, windows of up to
+{config['max_length'] - 2} characters. Trained from scratch by `segmenter pretrain` with {objective}
+(mask rate {config['mask_rate']}, span mean {config['span_mean']}). segmenter reads word boundaries
+from its attention heads.
+
+## Training
+- status: {status}
+- steps: {info['step']:,} of {config['max_steps']:,}; tokens seen: {info['tokens_seen']:,}
+- final train loss: {_number(info.get('train_loss'))}; held-out MLM loss {_number(last.get('eval_loss'))},
+  accuracy {_number(last.get('eval_acc'))}
+- {head}
+- wall time: {info['seconds'] / 60:.1f} min over {len(info['sittings'])} sitting(s)
+- hyperparameters: `{json.dumps({k: v for k, v in config.items() if k != 'corpus'}, ensure_ascii=False)}`
+
+Commands, in order:
+{sittings}
+
+## Data
+Raw text only, one line a text, spaces removed (never any segmentation): {data['lines']:,} lines,
+{data['chars']:,} characters; {data['heldout_lines']:,} lines held out for evaluation.
+{files}
+
+**Research use.** The pretraining text comes from public corpora with mixed terms (some
+research or non-commercial use only, see the corpora's README); use this model for research.
+"""
+    _write_atomic(out / CARD_FILE, text)
+
+
+def _number(value) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
