@@ -1,66 +1,70 @@
-"""Capture the attention weights of a few layers, without asking the model for all of them.
+"""Read the attention weights of a few heads, computing no more of the encoder than needed.
 
-`output_attentions=True` makes a transformers encoder keep the (B, heads, T, T) weights of
-*every* layer until the forward pass ends: for 12 layers and a batch of 64 windows of 256
-tokens that is 2.4 GB, of which segmenter reads a handful of heads. Instead, a forward hook
-on the self-attention module of each needed layer keeps that layer's weights (BERT-family
-self-attention modules return `(context, weights)` in eager mode); the others are freed as
-soon as their layer is done. Models whose layout we do not know fall back to
-`output_attentions=True`. Captures are per thread (hooks run in the calling thread), so one
-model can serve several threads, and a capture stores nothing outside its own `run`.
+segmenter reads a handful of heads, and nothing above the deepest of them. For BERT-family
+encoders (embeddings + encoder.layer[i].attention.self.query/key) the fast path runs the layers
+itself: every layer below the deepest needed one runs as the model would (with the model's own
+attention kernel, SDPA by default), and at a layer that holds needed heads only those heads'
+query/key rows are projected and softmaxed. The deepest layer stops there: its attention output
+and feed-forward, which nobody reads, are never computed. Gradients flow, so self-training
+uses the same path.
+
+Other layouts fall back to the model's own forward with `output_attentions=True` (slower:
+every layer's weights are kept).
+
+Shapes: input_ids, attention_mask (B, T); the result maps each needed layer to (B, K_l, T, T),
+its needed heads in ascending order.
 """
 from __future__ import annotations
-
-import threading
 
 import torch
 
 
-def self_attention_modules(model: torch.nn.Module) -> list[torch.nn.Module] | None:
-    """The per-layer self-attention modules of a BERT-family encoder, or None if unknown."""
+def bert_layout(model: torch.nn.Module) -> bool:
+    """True when the model has the BERT module layout the fast path relies on."""
     layers = getattr(getattr(model, "encoder", None), "layer", None)
-    if layers is None:
-        return None
-    modules = [getattr(getattr(layer, "attention", None), "self", None) for layer in layers]
-    return modules if all(m is not None for m in modules) else None
+    if layers is None or not hasattr(model, "embeddings"):
+        return False
+    return all(hasattr(getattr(getattr(l, "attention", None), "self", None), "query") for l in layers)
 
 
-class AttentionCapture:
-    """model(...) through `run` returns the attention weights of `layers`: {layer: (B, H, T, T)}."""
+class AttentionReader:
+    """reader.run(input_ids=…, attention_mask=…) -> {layer: (B, K_l, T, T)} for the given heads."""
 
-    def __init__(self, model: torch.nn.Module, layers: list[int]):
+    def __init__(self, model: torch.nn.Module, heads: list[tuple[int, int]]):
         self.model = model
-        self.layers = sorted(set(layers))
-        self._local = threading.local()  # .captured: the dict of the run in progress, if any
-        modules = self_attention_modules(model)
-        self._handles = [modules[layer].register_forward_hook(self._hook(layer)) for layer in self.layers] if modules else []
+        self.heads_by_layer = {layer: sorted({h for l, h in heads if l == layer}) for layer in sorted({l for l, _ in heads})}
+        self.deepest = max(self.heads_by_layer)
+        self.fast = bert_layout(model)
 
-    def _hook(self, layer: int):
-        def keep(module, inputs, output):
-            captured = getattr(self._local, "captured", None)
-            if captured is not None and isinstance(output, tuple) and len(output) > 1 and output[1] is not None:
-                captured[layer] = output[1]
-
-        return keep
-
-    def _all_attentions(self, inputs) -> dict[int, torch.Tensor]:
-        output = self.model(**inputs, output_attentions=True)
-        return {layer: output.attentions[layer] for layer in self.layers}
-
-    def run(self, **inputs) -> dict[int, torch.Tensor]:
-        if not self._handles:
-            return self._all_attentions(inputs)
-        self._local.captured = captured = {}
-        try:
-            self.model(**inputs)
-        finally:
-            self._local.captured = None
-        if set(captured) != set(self.layers):  # this model did not hand its weights out
-            return self._all_attentions(inputs)
+    def run(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> dict[int, torch.Tensor]:
+        if not self.fast:
+            output = self.model(input_ids=input_ids, attention_mask=attention_mask, output_attentions=True)
+            return {layer: output.attentions[layer][:, heads] for layer, heads in self.heads_by_layer.items()}
+        hidden = self.model.embeddings(input_ids=input_ids)
+        # Additive mask (B, 1, 1, T): 0 where a token may be attended, the dtype's minimum at
+        # padding. Eager and SDPA attention both take this form.
+        additive = (1.0 - attention_mask[:, None, None, :].to(hidden.dtype)) * torch.finfo(hidden.dtype).min
+        captured = {}
+        for index, layer in enumerate(self.model.encoder.layer[: self.deepest + 1]):
+            if index in self.heads_by_layer:
+                captured[index] = self._weights(layer.attention.self, hidden, additive, self.heads_by_layer[index])
+            if index == self.deepest:
+                break
+            output = layer(hidden, attention_mask=additive)
+            hidden = output[0] if isinstance(output, tuple) else output
         return captured
 
-    def close(self) -> None:
-        """Remove the hooks (the model goes back to how it was)."""
-        for handle in self._handles:
-            handle.remove()
-        self._handles = []
+    @staticmethod
+    def _weights(attention, hidden: torch.Tensor, additive: torch.Tensor, heads: list[int]) -> torch.Tensor:
+        """softmax(q k^T / sqrt(d) + mask) for the listed heads only: (B, K, T, T)."""
+        size = attention.attention_head_size
+        rows = torch.cat([torch.arange(h * size, (h + 1) * size) for h in heads]).to(hidden.device)
+        batch, tokens, _ = hidden.shape
+
+        def project(linear):  # (B, T, hidden) -> (B, K, T, d), only the rows of the needed heads
+            out = torch.nn.functional.linear(hidden, linear.weight[rows], linear.bias[rows] if linear.bias is not None else None)
+            return out.view(batch, tokens, len(heads), size).transpose(1, 2)
+
+        query, key = project(attention.query), project(attention.key)
+        scores = query @ key.transpose(-1, -2) * size**-0.5 + additive
+        return scores.softmax(dim=-1)

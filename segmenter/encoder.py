@@ -4,6 +4,11 @@ Input: windows of character ids (no specials). Each window becomes `[CLS] ids [S
 windows are grouped by padded length (multiples of 8) so that a window is always computed
 with the same shape whether it comes alone or in a batch, which keeps results independent
 of batch composition, and sorted so that little padding is wasted.
+
+A batch is never a single window, though: for a batch of one, the (1, heads, T, d) query and
+key views of a BERT layer fold into a batched matmul without being copied, which takes
+another CPU kernel than the copied, contiguous ones of a bigger batch, and changes scores in
+the 7th digit (seen for T = 8). A lone window is therefore run twice in one batch of two.
 """
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ import logging
 import numpy as np
 import torch
 
-from .attention import AttentionCapture
+from .attention import AttentionReader
 from .scores import boundary_scores
 from .vocab import CharVocab
 
@@ -40,16 +45,17 @@ class HeadReader:
         self.vocab = vocab
         self.heads = list(heads)
         self.device = device
-        # Heads grouped by layer, and where each profile head lands in the grouped order.
-        layers = sorted({layer for layer, _ in self.heads})
-        self._by_layer = [(layer, [h for l, h in self.heads if l == layer]) for layer in layers]
-        grouped = [(layer, h) for layer, heads in self._by_layer for h in heads]
+        self.attention = AttentionReader(model, self.heads)
+        # The reader returns heads grouped by layer, ascending; where each profile head lands.
+        grouped = [(layer, h) for layer, heads in self.attention.heads_by_layer.items() for h in heads]
         self._order = torch.tensor([grouped.index(pair) for pair in self.heads])
-        self.capture = AttentionCapture(model, layers)
 
     @torch.inference_mode()
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         """batch: windows of equal padded length `tokens` -> scores (B, K, tokens - 3)."""
+        rows = len(batch)
+        if rows == 1:  # a batch of one takes other kernels (module doc): run it as two
+            batch = batch * 2
         ids = torch.full((len(batch), tokens), self.vocab.pad_id, dtype=torch.long)
         mask = torch.zeros((len(batch), tokens), dtype=torch.long)
         lengths = torch.tensor([len(w) for w in batch])
@@ -59,15 +65,11 @@ class HeadReader:
             ids[row, 1 : n + 1] = torch.from_numpy(window)
             ids[row, n + 1] = self.vocab.sep_id
             mask[row, : n + 2] = 1
-        attentions = self.capture.run(input_ids=ids.to(self.device), attention_mask=mask.to(self.device))
-        # attentions: {layer: (B, heads, T, T)}. Score each layer's selected heads where they
-        # lie (no copy of the big matrices), then put the K rows in profile order.
+        attentions = self.attention.run(input_ids=ids.to(self.device), attention_mask=mask.to(self.device))
+        # attentions: {layer: (B, K_l, T, T)}; score them, then put the K rows in profile order.
         lengths = lengths.to(self.device)
-        scores = torch.cat(
-            [boundary_scores(attentions[layer][:, heads].float(), lengths) for layer, heads in self._by_layer],
-            dim=1,
-        )
-        return scores[:, self._order].cpu().numpy()
+        scores = torch.cat([boundary_scores(a.float(), lengths) for a in attentions.values()], dim=1)
+        return scores[:rows, self._order].cpu().numpy()
 
     def read(self, windows: list[np.ndarray], batch_size: int = 64, progress=None) -> list[np.ndarray]:
         """Per-head scores for each window: a (K, n - 1) array for a window of n characters."""

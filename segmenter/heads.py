@@ -35,46 +35,40 @@ GRANULARITY_PROBABILITIES = (0.2, 0.5, 0.8)
 def signature_share(model, vocab, texts: list[str], heads: list[tuple[int, int]], batch_size: int = 32) -> np.ndarray:
     """For each head, the share of character rows whose largest weight goes to the next
     character or to [SEP]: the boundary signature of the seed observation. (K,)"""
-    from .attention import AttentionCapture
+    from .attention import AttentionReader
 
     device = next(model.parameters()).device
-    capture = AttentionCapture(model, sorted({l for l, _ in heads}))
+    reader = AttentionReader(model, heads)
     hits, rows = np.zeros(len(heads)), 0
     longest = model.config.max_position_embeddings - 2
     sequences = [vocab.encode("".join(ch for ch in t if not ch.isspace())[:longest]) for t in texts]
     sequences = [s for s in sequences if len(s) >= 2]
-    try:
-        with torch.inference_mode():
-            for start in range(0, len(sequences), batch_size):
-                batch = sequences[start : start + batch_size]
-                tokens = max(len(s) for s in batch) + 2
-                ids = torch.full((len(batch), tokens), vocab.pad_id)
-                mask = torch.zeros_like(ids)
+    with torch.inference_mode():
+        for start in range(0, len(sequences), batch_size):
+            batch = sequences[start : start + batch_size]
+            tokens = max(len(s) for s in batch) + 2
+            ids = torch.full((len(batch), tokens), vocab.pad_id)
+            mask = torch.zeros_like(ids)
+            for r, s in enumerate(batch):
+                ids[r, 0], ids[r, 1 : len(s) + 1], ids[r, len(s) + 1] = vocab.cls_id, torch.from_numpy(s), vocab.sep_id
+                mask[r, : len(s) + 2] = 1
+            attentions = reader.run(input_ids=ids.to(device), attention_mask=mask.to(device))
+            for k, (layer, head) in enumerate(heads):
+                top = attentions[layer][:, reader.heads_by_layer[layer].index(head)].argmax(-1).cpu()  # (B, T)
                 for r, s in enumerate(batch):
-                    ids[r, 0], ids[r, 1 : len(s) + 1], ids[r, len(s) + 1] = vocab.cls_id, torch.from_numpy(s), vocab.sep_id
-                    mask[r, : len(s) + 2] = 1
-                attentions = capture.run(input_ids=ids.to(device), attention_mask=mask.to(device))
-                for k, (layer, head) in enumerate(heads):
-                    top = attentions[layer][:, head].argmax(-1).cpu()  # (B, T)
-                    for r, s in enumerate(batch):
-                        n = len(s)
-                        rows_top = top[r, 1:n]  # characters 0..n-2 (tokens 1..n-1)
-                        nxt = torch.arange(2, n + 1)
-                        hits[k] += int(((rows_top == nxt) | (rows_top == n + 1)).sum())
-                rows += sum(len(s) - 1 for s in batch)
-    finally:
-        capture.close()
+                    n = len(s)
+                    rows_top = top[r, 1:n]  # characters 0..n-2 (tokens 1..n-1)
+                    nxt = torch.arange(2, n + 1)
+                    hits[k] += int(((rows_top == nxt) | (rows_top == n + 1)).sum())
+            rows += sum(len(s) - 1 for s in batch)
     return hits / max(rows, 1)
 
 
 def _raw_sample(model, vocab, texts: list[str], heads) -> JunctionSample:
     device = next(model.parameters()).device
     reader = HeadReader(model, vocab, heads, device)
-    try:
-        plans = [TextPlan(t) for t in texts]
-        read_junction_scores(reader, plans, 254, 64, 32, show_progress=False)
-    finally:
-        reader.capture.close()
+    plans = [TextPlan(t) for t in texts]
+    read_junction_scores(reader, plans, 254, 64, 32, show_progress=False)
     scores = np.concatenate([p.scores for p in plans], axis=1) if plans else np.zeros((len(heads), 0))
     return JunctionSample(scores, np.zeros(scores.shape[1], dtype=bool), heads, plans)
 

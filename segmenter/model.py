@@ -20,6 +20,7 @@ from .vocab import CharVocab
 
 EMBEDDED_MODEL = "embedded"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+BERT_FAMILY = ("bert", "roberta", "xlm-roberta", "electra", "camembert", "ernie")
 
 
 class ModelLoadError(ValueError):
@@ -105,11 +106,16 @@ def _quiet_transformers():
             hf_logging.enable_progress_bar()
 
 
+def attention_implementation(config) -> str:
+    """SDPA for BERT-family encoders: segmenter computes the few attention rows it reads itself
+    (attention.py). Other architectures hand their weights out only with eager attention."""
+    return "sdpa" if getattr(config, "model_type", "") in BERT_FAMILY else "eager"
+
+
 def load_encoder(folder: Path, num_layers: int | None = None, device: str | torch.device = "cpu"):
     """Load the encoder from `folder`, keeping only its first `num_layers` layers.
 
-    Returns (model, vocab). The model uses eager attention because segmenter reads the
-    attention weights themselves (fused kernels do not return them).
+    Returns (model, vocab, total layers of the folder's model).
     """
     from transformers import AutoConfig, AutoModel
 
@@ -130,7 +136,7 @@ def load_encoder(folder: Path, num_layers: int | None = None, device: str | torc
     try:
         with _quiet_transformers():
             model = AutoModel.from_pretrained(
-                folder, config=config, attn_implementation="eager", dtype=torch.float32, add_pooling_layer=False
+                folder, config=config, attn_implementation=attention_implementation(config), dtype=torch.float32, add_pooling_layer=False
             )
     except Exception as err:
         raise ModelLoadError(f"cannot load the weights in {folder}: {type(err).__name__}: {err}") from None

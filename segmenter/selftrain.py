@@ -219,7 +219,6 @@ def run_round(config, round_number, folder, entropy, teacher_folder, teacher_hea
         dev_table, dev_labels = gold_table(model, vocab, heads, dev, entropy, config)
         z = teacher.logits(dev_table)
         metrics["teacher_dev"] = {"auc": auc(z, dev_labels), "f1": word_f1(JunctionSample(None, None, heads, dev_table.plans), z, dev, 0.0)}
-    reader.capture.close()
     del model, reader
     targets = confident_targets(table, logits, config.confidence)
     kept = np.concatenate([t[~np.isnan(t)] for t in targets])

@@ -21,7 +21,8 @@ import numpy as np
 import torch
 
 from .encoder import PAD_MULTIPLE, progress_enabled
-from .model import _quiet_transformers
+from .attention import AttentionReader
+from .model import _quiet_transformers, attention_implementation
 from .scores import boundary_scores
 from .text import make_windows
 from .vocab import CharVocab
@@ -43,7 +44,7 @@ def load_student(folder: Path, layers: int | None, device: torch.device):
     config.attention_probs_dropout_prob = 0.0
     with _quiet_transformers():
         model = AutoModel.from_pretrained(
-            folder, config=config, attn_implementation="eager", dtype=torch.float32, add_pooling_layer=False
+            folder, config=config, attn_implementation=attention_implementation(config), dtype=torch.float32, add_pooling_layer=False
         )
     return model.to(device)
 
@@ -93,11 +94,10 @@ def collate(batch: list[Example], vocab: CharVocab, device: torch.device):
     return ids.to(device), mask.to(device), lengths.to(device), targets.to(device)
 
 
-def head_logits(model, ids, mask, lengths, head: tuple[int, int]) -> torch.Tensor:
-    """s of the boundary head for every junction: (B, T - 3)."""
-    layer, h = head
-    output = model(input_ids=ids, attention_mask=mask, output_attentions=True)
-    return boundary_scores(output.attentions[layer][:, h : h + 1].float(), lengths)[:, 0]
+def head_logits(reader: AttentionReader, ids, mask, lengths) -> torch.Tensor:
+    """s of the boundary head (the reader's one head) for every junction: (B, T - 3)."""
+    (attention,) = reader.run(input_ids=ids, attention_mask=mask).values()
+    return boundary_scores(attention.float(), lengths)[:, 0]
 
 
 def train_boundary_head(
@@ -124,6 +124,7 @@ def train_boundary_head(
         optimizer, lambda step: min(1.0, (step + 1) / warmup) * max(0.05, 1 - step / max(1, len(plan)))
     )
     use_amp = device.type == "cuda"
+    reader = AttentionReader(model, [head])
     model.train()
     start, seen, losses, step = time.monotonic(), 0, [], 0
     progress = None
@@ -136,7 +137,7 @@ def train_boundary_head(
             break
         ids, mask, lengths, targets = collate(batch, vocab, device)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=use_amp):
-            logits = head_logits(model, ids, mask, lengths, head)
+            logits = head_logits(reader, ids, mask, lengths)
         labelled = ~torch.isnan(targets)
         loss = torch.nn.functional.binary_cross_entropy_with_logits(logits[labelled], targets[labelled])
         optimizer.zero_grad(set_to_none=True)

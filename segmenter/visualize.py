@@ -67,7 +67,8 @@ def draw_heads(segmenter, text: str, out: str | Path, font: str | None = None) -
         )
     ids = torch.tensor([[segmenter.vocab.cls_id, *segmenter.vocab.encode(chars).tolist(), segmenter.vocab.sep_id]])
     with torch.inference_mode():
-        attentions = segmenter.reader.capture.run(input_ids=ids.to(segmenter.device), attention_mask=torch.ones_like(ids).to(segmenter.device))
+        attentions = segmenter.reader.attention.run(input_ids=ids.to(segmenter.device), attention_mask=torch.ones_like(ids).to(segmenter.device))
+    by_layer = segmenter.reader.attention.heads_by_layer
     words = segmenter.segment(chars)
     cuts = np.cumsum([len(w) for w in words])[:-1]  # boundaries after these many characters
     plan = segmenter._plans([chars], show_progress=False)[0]
@@ -76,7 +77,7 @@ def draw_heads(segmenter, text: str, out: str | Path, font: str | None = None) -
     heads = segmenter.profile.heads[:6]
     figure, axes = plt.subplots(1, len(heads) + 1, figsize=(4.2 * (len(heads) + 1), 4.6))
     for axis, (layer, head) in zip(axes, heads):
-        matrix = attentions[layer][0, head].float().cpu().numpy()
+        matrix = attentions[layer][0, by_layer[layer].index(head)].float().cpu().numpy()
         axis.imshow(matrix, cmap="Blues", vmin=0, vmax=1)
         axis.set_title(f"layer {layer}, head {head}")
         axis.set_xticks(range(len(labels)), labels, fontproperties=properties, fontsize=8, rotation=90)

@@ -1,0 +1,76 @@
+"""Segment files on Ray (this machine's cores, or a cluster's): one output file per input file.
+
+Examples:
+  segmenter ray 'corpus/*.txt' out/                       # a local Ray on all cores
+  segmenter ray 'corpus/**/*.txt' out/ --format jsonl     # {"line": n, "words": [...]} rows
+  segmenter ray 's/*.txt' out/ --address auto             # the cluster this machine is in
+  segmenter ray 's/*.txt' out/ --cpus-per-actor 0.5 --actors 2   # a 2-core laptop
+
+Each output line holds the words of the input line of the same number, exactly as
+`segmenter FILE` writes them. On a cluster the inputs, the model folder and OUT_DIR must be
+reachable at the same paths from every node (shared storage), and segmenter installed there.
+Needs the extra: pip install "segmenter[ray]".
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+
+from . import CLIError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="+", metavar="IN", help="input files or quoted glob patterns ('corpus/**/*.txt')")
+    parser.add_argument("out_dir", metavar="OUT_DIR", help="folder for the outputs: each input's path below the inputs' common folder")
+    parser.add_argument("--address", default=None, help="Ray cluster to join ('auto': the one this machine is in; default: start Ray here)")
+    parser.add_argument("--local-cpus", type=int, default=None, help="CPUs of the Ray started here (default: all cores)")
+    parser.add_argument("--format", choices=("text", "jsonl"), default="text", help="text: words joined by -d (default); jsonl: line and words")
+    parser.add_argument("-d", "--delimiter", default=" ", help="string between words in text output (default: one space)")
+    parser.add_argument("-m", "--model", default=None, help="model folder or hub name (default: the embedded model)")
+    parser.add_argument("-g", "--granularity", default="default", help="fine, default, coarse, or a number in [0, 1]")
+    parser.add_argument("--actors", type=int, default=None, help="segmenting actors (default: as many as the CPUs or GPUs allow)")
+    parser.add_argument("--cpus-per-actor", type=float, default=1.0, help="CPUs each actor reserves; also its torch threads (default: 1)")
+    parser.add_argument("--gpus-per-actor", type=float, default=0.0, help="GPUs each actor reserves; > 0 runs the model on CUDA (default: 0)")
+    parser.add_argument("--lines-per-batch", type=int, default=256, help="lines an actor segments at a time (default: 256)")
+    parser.add_argument("--batch-size", type=int, default=64, help="windows per forward pass (default: 64)")
+    parser.add_argument(
+        "--encoding-errors", choices=("strict", "replace"), default="strict",
+        help="undecodable bytes: stop with the file and line (strict), or write U+FFFD and go on (replace)",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress output from Ray")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .segment import parse_granularity
+
+    try:
+        from ..ray import require_ray
+
+        require_ray()
+    except ImportError as err:
+        raise CLIError(str(err)) from None
+    from ..model import ModelLoadError
+    from ..ray import check_model, run_job, user_error
+
+    try:
+        check_model(args.model, parse_granularity(args.granularity))
+        report = run_job(
+            args.inputs, args.out_dir, model=args.model, fmt=args.format, delimiter=args.delimiter,
+            granularity=parse_granularity(args.granularity), address=args.address, local_cpus=args.local_cpus,
+            actors=args.actors, cpus_per_actor=args.cpus_per_actor, gpus_per_actor=args.gpus_per_actor,
+            lines_per_batch=args.lines_per_batch, batch_size=args.batch_size, errors=args.encoding_errors,
+            quiet=args.quiet,
+        )
+    except Exception as err:
+        message = user_error(err)  # a ModelLoadError raised in an actor
+        ours = not type(err).__module__.startswith("ray")  # Ray's wrappers of task errors are bugs to show
+        if message is None and ours and isinstance(err, (ModelLoadError, OSError, ValueError, TypeError)):
+            message = str(err)
+        if message is None:
+            raise
+        raise CLIError(message) from None
+    logging.getLogger("segmenter").info(
+        "%d files, %d lines, %d characters in %.1f s (%.0f chars/s, %d actors) -> %s",
+        report.files, report.lines, report.characters, report.seconds, report.chars_per_second, report.actors, args.out_dir,
+    )
+    return 0

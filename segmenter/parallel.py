@@ -1,0 +1,267 @@
+"""Segment a stream of lines with N local worker processes, output in input order.
+
+Why processes: one forward pass uses a few cores well but the Python around it (windows,
+junctions, words) runs on one, so on a many-core machine N processes with cores // N torch
+threads each go faster than one process with all the threads. Each worker loads the model
+once (an initializer), then takes chunks of lines and sends back their words.
+
+Design choices, each for a failure seen elsewhere:
+  * 'spawn' start method: torch's thread pools and fork do not mix (forked children can hang
+    on a lock held by a thread that was not copied). Spawned workers import segmenter afresh.
+  * ProcessPoolExecutor, not multiprocessing.Pool: a worker killed by the OOM killer makes
+    the executor raise BrokenProcessPool; Pool would wait forever for the lost chunk.
+  * Bounded in-flight chunks (submit + deque, not Pool.imap, whose feeder thread reads the
+    whole input ahead): memory stays at a few chunks whatever the corpus size.
+  * Workers ignore Ctrl-C; the parent stops them, so an interrupt prints one line, not N
+    tracebacks.
+  * A model that fails to load in a worker is not raised there (the executor would only say
+    "initializer failed"): the error is kept and raised with the first chunk, so the caller
+    sees the real ModelLoadError.
+
+The results do not depend on the number of workers or the chunk size: the encoder computes
+every window with the same shape however windows are batched (encoder.py).
+"""
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from .profile import HeadProfile
+
+CHUNK_LINES = 512  # lines per task: enough to fill batches of windows, small enough to stream
+
+
+def available_cores() -> int:
+    """Cores this process may run on (the affinity mask in containers and under taskset)."""
+    with contextlib.suppress(AttributeError, OSError):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def threads_per_worker(workers: int, cores: int | None = None) -> int:
+    """Torch threads for each of `workers` processes so that together they do not oversubscribe."""
+    return max(1, (cores or available_cores()) // workers)
+
+
+def join_words(words: list[str], delimiter: str = " ") -> str:
+    """One output line as the `segmenter` command writes it: space words dropped, delimiter between."""
+    return delimiter.join(w for w in words if not w.isspace())
+
+
+def split_lines(data: bytes, errors: str = "strict", name: str = "<bytes>") -> list[str]:
+    """Lines of UTF-8 bytes exactly as `segmenter FILE` reads them: split at b"\\n" only,
+    trailing "\\r" of a terminated line dropped, no empty line dropped, none after a final
+    newline. (str.splitlines would also split at U+2028, \\x1c and friends, which occur in
+    web text, and would shift every later line.)"""
+    pieces = data.split(b"\n")
+    terminated = len(pieces) - 1
+    if pieces[-1] == b"":
+        pieces.pop()
+    lines = []
+    for number, raw in enumerate(pieces, start=1):
+        try:
+            line = raw.decode("utf-8", errors=errors)
+        except UnicodeDecodeError as err:
+            raise ValueError(
+                f"{name}, line {number}: bytes that are not UTF-8 at column {err.start + 1}; "
+                "convert the file to UTF-8 or decode with errors='replace'"
+            ) from None
+        lines.append(line.rstrip("\r") if number <= terminated else line)
+    return lines
+
+
+def read_file_lines(path: str | os.PathLike, errors: str = "strict") -> Iterator[str]:
+    """Lines of a UTF-8 file, streamed, with split_lines' rules."""
+    with open(path, "rb") as stream:
+        for number, raw in enumerate(stream, start=1):
+            try:
+                line = raw.decode("utf-8", errors=errors)
+            except UnicodeDecodeError as err:
+                raise ValueError(
+                    f"{os.fspath(path)}, line {number}: bytes that are not UTF-8 at column {err.start + 1}; "
+                    "convert the file to UTF-8 or decode with errors='replace'"
+                ) from None
+            yield line.rstrip("\r\n") if line.endswith("\n") else line
+
+
+def chunked(lines: Iterable[str], size: int) -> Iterator[list[str]]:
+    chunk: list[str] = []
+    for line in lines:
+        chunk.append(line)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """Everything a worker needs to build the same Segmenter as the parent (picklable)."""
+
+    model: str | None
+    profile: HeadProfile | None = None
+    device: str = "cpu"
+    batch_size: int = 64
+    granularity: str | float = "default"
+    window: int | None = None
+    overlap: int | None = None
+    num_threads: int | None = None
+    # The parent's user dictionary (add_word / load_userdict), so workers cut the same words.
+    user_dictionary: object | None = None
+
+    @classmethod
+    def of(cls, segmenter, num_threads: int | None = None) -> "WorkerSpec":
+        return cls(
+            str(segmenter.folder), segmenter.profile, str(segmenter.device), segmenter.batch_size,
+            segmenter.granularity, segmenter.window, segmenter.overlap, num_threads,
+            getattr(segmenter, "user_dictionary", None),
+        )
+
+    def build(self):
+        from .segmenter import Segmenter
+
+        sizes = {k: v for k, v in (("window", self.window), ("overlap", self.overlap)) if v is not None}
+        segmenter = Segmenter(
+            self.model, profile=self.profile, device=self.device, batch_size=self.batch_size,
+            num_threads=self.num_threads, granularity=self.granularity, **sizes,
+        )
+        if self.user_dictionary is not None:
+            segmenter.user_dictionary = self.user_dictionary
+        return segmenter
+
+
+# -- the worker side: module globals, one set per worker process ------------------------------
+_worker_segmenter = None
+_worker_error: BaseException | None = None
+
+
+def _start_worker(spec: WorkerSpec) -> None:
+    global _worker_segmenter, _worker_error
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _worker_segmenter = spec.build()
+    except Exception as err:  # raised with the first chunk, where the parent can see it
+        _worker_error = err
+
+
+def _segment_chunk(lines: list[str]) -> list[list[str]]:
+    if _worker_error is not None:
+        raise _worker_error
+    return _worker_segmenter.segment_batch(lines, show_progress=False)
+
+
+def _stop_now(pool: ProcessPoolExecutor) -> None:
+    """Drop queued chunks and end the workers without waiting for the chunks they hold."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    # terminate_workers() is Python 3.14+; before it, the executor's own process table.
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            process.terminate()
+
+
+def map_chunks(spec: WorkerSpec, chunks: Iterable[list[str]], workers: int, max_in_flight: int | None = None):
+    """Words of each chunk's lines, one list per chunk, in input order, from `workers` processes.
+
+    At most `max_in_flight` chunks (default 2 per worker: one running, one queued) are read
+    ahead of the consumer."""
+    limit = max(1, max_in_flight or 2 * workers)
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(spec,)
+    )
+    pending: deque = deque()
+    finished = False
+    try:
+        for chunk in chunks:
+            pending.append(pool.submit(_segment_chunk, chunk))
+            if len(pending) >= limit:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:  # an error, an interrupt, or a consumer that stopped early
+            _stop_now(pool)
+
+
+def segment_lines(
+    lines: Iterable[str],
+    *,
+    segmenter=None,
+    spec: WorkerSpec | None = None,
+    workers: int = 1,
+    chunk_lines: int = CHUNK_LINES,
+    max_in_flight: int | None = None,
+    show_progress: bool | None = None,
+) -> Iterator[list[str]]:
+    """Words of each line, in input order, streamed (a generator; arguments checked at once).
+
+    workers == 1 runs in this process with `segmenter` (built from `spec` if not given);
+    workers > 1 starts that many processes that each build the segmenter from `spec` (or from
+    `segmenter`'s settings) with cores // workers torch threads unless spec.num_threads is set.
+    """
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if not isinstance(chunk_lines, int) or isinstance(chunk_lines, bool) or chunk_lines < 1:
+        raise ValueError(f"chunk_lines must be a positive int, got {chunk_lines!r}")
+    if segmenter is None and spec is None:
+        raise ValueError("give a segmenter or a WorkerSpec")
+    if workers > 1:
+        spec = spec or WorkerSpec.of(segmenter)
+        if spec.num_threads is None:
+            spec = WorkerSpec(**{**spec.__dict__, "num_threads": threads_per_worker(workers)})
+    return _segment_lines(lines, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress)
+
+
+def _segment_lines(lines, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress):
+    from .encoder import progress_enabled
+
+    progress = None
+    if progress_enabled(show_progress):
+        from tqdm.auto import tqdm
+
+        progress = tqdm(unit="char", unit_scale=True, desc="segmenting", smoothing=0.1)
+    sizes: deque = deque()  # characters of each chunk in flight, for the progress bar
+
+    def measured(chunks):
+        for chunk in chunks:
+            sizes.append(sum(map(len, chunk)))
+            yield chunk
+
+    chunks = measured(chunked(lines, chunk_lines))
+    if workers == 1:
+        local = segmenter or spec.build()
+        results = (local.segment_batch(chunk, show_progress=False) for chunk in chunks)
+    else:
+        results = map_chunks(spec, chunks, workers, max_in_flight)
+    try:
+        for words_of_chunk in results:
+            yield from words_of_chunk
+            characters = sizes.popleft()
+            if progress is not None:
+                progress.update(characters)
+    finally:
+        results.close()  # stops the workers at once when the consumer stops early
+        if progress is not None:
+            progress.close()
+
+
+def segment_files(paths: Iterable[str | os.PathLike], *, errors: str = "strict", **options) -> Iterator[tuple[str, list[str]]]:
+    """(path, words) for every line of every file, in order; options as in segment_lines."""
+    owners: deque = deque()  # the file of each line in flight
+
+    def lines():
+        for path in paths:
+            for line in read_file_lines(path, errors):
+                owners.append(os.fspath(path))
+                yield line
+
+    return ((owners.popleft(), words) for words in segment_lines(lines(), **options))

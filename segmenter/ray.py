@@ -1,0 +1,351 @@
+"""Ray Data adapter: segment corpora across the cores of a laptop or the nodes of a cluster.
+
+Needs the extra: `pip install "segmenter[ray]"`. Two ways in:
+
+  * `SegmentBatch`, a callable class for Ray Data's `map_batches`: each actor loads the model
+    once and segments the `text` column of every batch it is given.
+
+        import ray
+        from segmenter.ray import SegmentBatch
+        ds = ray.data.read_text("corpus/*.txt")
+        ds = ds.map_batches(SegmentBatch, fn_constructor_kwargs={"model": "path/to/model"},
+                            concurrency=4, num_cpus=1, batch_size=256)   # or num_gpus=1
+        ds.write_json("out/")                                          # rows: text, words
+
+  * `run_job` (the `segmenter ray` command): read files, segment, write one output file per
+    input file with its lines in input order. It reads the bytes itself (`read_lines`)
+    because `read_text` splits at U+2028 and other Unicode separators and drops empty lines,
+    which would shift lines against the input; here a line is what `segmenter FILE` calls
+    a line, so the outputs match the single-process command line for line.
+
+This module is `segmenter.ray`; it imports the real Ray with an absolute `import ray` inside
+each function (absolute imports never find this file), so importing segmenter never needs Ray.
+
+On 2 cores, actors that each take a whole CPU can leave the read tasks no CPU and the
+pipeline waits forever; `plan_actors` keeps one CPU free, and fractional CPUs
+(`num_cpus=0.5`) are fine: torch threads per actor follow the CPUs Ray assigned to it.
+"""
+from __future__ import annotations
+
+import contextlib
+import glob
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .parallel import join_words, split_lines
+
+logger = logging.getLogger(__name__)
+FORMATS = ("text", "jsonl")
+_JSON_LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}
+
+
+def require_ray():
+    """The real `ray` package with Ray Data, or an ImportError that says how to get it."""
+    try:
+        import ray
+        import ray.data  # noqa: F401  (ray without the [data] extra has no pyarrow/pandas)
+    except ImportError as err:
+        raise ImportError(f'segmenter.ray needs Ray Data: pip install "segmenter[ray]" ({err})') from None
+    return ray
+
+
+def _assigned(resource: str) -> float:
+    """How much of `resource` Ray gave the current actor (0 outside Ray)."""
+    with contextlib.suppress(Exception):
+        import ray
+
+        if ray.is_initialized():
+            return float(ray.get_runtime_context().get_assigned_resources().get(resource, 0.0))
+    return 0.0
+
+
+class SegmentBatch:
+    """Ray Data callable class: adds the words of each row's text to the batch.
+
+    model, granularity, batch_size (windows per forward pass), window, overlap: as Segmenter.
+    device: "auto" (default) uses CUDA when Ray gave this actor a GPU (num_gpus=…), else CPU.
+    num_threads: torch threads; default: the CPUs Ray gave this actor, at least 1 (a fractional
+        num_cpus=0.5 gets 1 thread), so that actors side by side do not oversubscribe the cores.
+    text_column / words_column: where the text is read and the words are written.
+    delimiter: None writes a list of words per row; a string writes the words joined by it,
+        space words dropped, exactly as the `segmenter` command writes a line.
+
+    Works on batches in Ray's default format (dict of numpy arrays) and on pandas DataFrames.
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike | None = None,
+        *,
+        granularity: str | float = "default",
+        device: str = "auto",
+        batch_size: int = 64,
+        num_threads: int | None = None,
+        window: int | None = None,
+        overlap: int | None = None,
+        text_column: str = "text",
+        words_column: str = "words",
+        delimiter: str | None = None,
+    ):
+        from .parallel import WorkerSpec
+
+        if device == "auto":
+            device = "cuda" if _assigned("GPU") > 0 else "cpu"
+        if num_threads is None:
+            num_threads = max(1, int(_assigned("CPU"))) if _assigned("CPU") else None
+        self.segmenter = WorkerSpec(
+            None if model is None else str(model), device=device, batch_size=batch_size, granularity=granularity,
+            window=window, overlap=overlap, num_threads=num_threads,
+        ).build()
+        self.text_column, self.words_column, self.delimiter = text_column, words_column, delimiter
+
+    def __call__(self, batch):
+        texts = [str(text) for text in batch[self.text_column]]
+        words = self.segmenter.segment_batch(texts, show_progress=False)
+        if self.delimiter is not None:
+            column = np.array([join_words(w, self.delimiter) for w in words], dtype=object)
+        else:
+            column = np.empty(len(words), dtype=object)  # one list per row (a ragged column)
+            column[:] = [np.array(w, dtype=object) for w in words] if words else []
+        batch[self.words_column] = column
+        return batch
+
+
+# -- the whole job: read, segment, write ---------------------------------------------------------
+def expand_inputs(patterns: list[str]) -> list[str]:
+    """Files named or matched by glob patterns (recursive `**` allowed), in order, each once."""
+    found: list[str] = []
+    for pattern in patterns:
+        matches = sorted(glob.glob(pattern, recursive=True)) if glob.has_magic(pattern) else [pattern]
+        found.extend(m for m in matches if os.path.isfile(m))
+        if not any(os.path.isfile(m) for m in matches):
+            raise FileNotFoundError(f"{pattern}: no such file" + (" (the pattern matches no file)" if glob.has_magic(pattern) else ""))
+    return list(dict.fromkeys(os.path.abspath(p) for p in found))
+
+
+def output_paths(inputs: list[str], out_dir: str | os.PathLike, fmt: str) -> dict[str, Path]:
+    """Each input's output: its path below the inputs' common folder, under out_dir
+    (+ ".jsonl" for JSONL). Refuses to write over an input."""
+    base = os.path.commonpath([os.path.dirname(p) for p in inputs])
+    outputs = {}
+    for path in inputs:
+        target = Path(out_dir) / os.path.relpath(path, base)
+        if fmt == "jsonl":
+            target = target.with_name(target.name + ".jsonl")
+        if target.resolve() in {Path(p).resolve() for p in inputs}:
+            raise ValueError(f"output {target} would overwrite an input; choose another OUT_DIR")
+        outputs[path] = target
+    return outputs
+
+
+def _split_file_batch(batch: dict, errors: str) -> dict:
+    """read_binary_files rows (one per file) -> one row per line: path, line (1-based), text,
+    error. A file that does not decode becomes one row whose `error` says where: the driver
+    raises it in order, as a clear message, instead of Ray aborting with a task traceback."""
+    paths, numbers, texts, problems = [], [], [], []
+    for data, path in zip(batch["bytes"], batch["path"]):
+        try:
+            lines, problem = split_lines(bytes(data), errors, name=str(path)), ""
+        except ValueError as err:
+            lines, problem = [""], str(err)
+        paths.extend([str(path)] * len(lines))
+        numbers.extend(range(1, len(lines) + 1))
+        texts.extend(lines)
+        problems.extend([problem] * len(lines))
+    return {
+        "path": np.array(paths, dtype=object), "line": np.array(numbers, dtype=np.int64),
+        "text": np.array(texts, dtype=object), "error": np.array(problems, dtype=object),
+    }
+
+
+def read_lines(paths: list[str], errors: str = "strict"):
+    """A Ray Dataset with one row per line of each file: path, line, text (see the module doc)."""
+    ray = require_ray()
+    files = ray.data.read_binary_files(paths, include_paths=True)
+    return files.map_batches(_split_file_batch, batch_size=1, fn_kwargs={"errors": errors})
+
+
+def check_model(model: str | os.PathLike | None, granularity: str | float = "default") -> None:
+    """Fail here, with the real message, rather than in every actor: the folder resolves, has
+    config, weights and vocabulary, and a head profile. (Weights are loaded by the actors.)"""
+    from .model import ModelLoadError, check_folder, read_profile, resolve_model_folder
+    from .profile import granularity_value
+
+    granularity_value(granularity)
+    folder = resolve_model_folder(model)
+    check_folder(folder)
+    if read_profile(folder) is None:
+        raise ModelLoadError(f"{folder} has no head profile; create one with `segmenter heads --model {folder}`")
+
+
+def plan_actors(cluster: dict, cpus_per_actor: float, gpus_per_actor: float) -> int:
+    """How many actors the cluster can hold: one per GPU share when actors take GPUs, else
+    one per CPU share with one CPU left to the read tasks (see the module doc)."""
+    if gpus_per_actor > 0:
+        return max(1, int(cluster.get("GPU", 0) // gpus_per_actor))
+    return max(1, int((cluster.get("CPU", 1) - 1) // cpus_per_actor))
+
+
+@dataclass
+class JobReport:
+    files: int
+    lines: int
+    characters: int
+    seconds: float
+    actors: int
+
+    @property
+    def chars_per_second(self) -> float:
+        return self.characters / self.seconds if self.seconds > 0 else 0.0
+
+
+class _OrderedWriter:
+    """Writes rows arriving in input order into one file per input, each atomically (a hidden
+    .part file renamed when the input's last line is in). Checks the order it relies on."""
+
+    def __init__(self, outputs: dict[str, Path], fmt: str, delimiter: str):
+        self.outputs, self.fmt, self.delimiter = outputs, fmt, delimiter
+        self.done: set[str] = set()
+        self.path, self.stream, self.expected_line = None, None, 1
+
+    def write(self, path: str, line: int, words: list[str]) -> None:
+        if path != self.path:
+            self.close()
+            if path not in self.outputs or path in self.done:
+                raise RuntimeError(f"rows of {path} arrived out of order; nothing was overwritten")
+            target = self.outputs[path]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self.path, self.expected_line = path, 1
+            self.partial = target.with_name(f".{target.name}.part")
+            self.stream = open(self.partial, "w", encoding="utf-8", newline="\n")
+        if line != self.expected_line:  # preserve_order is on; this guards the promise
+            raise RuntimeError(f"{path}: got line {line} where line {self.expected_line} was due")
+        self.expected_line += 1
+        if self.fmt == "jsonl":
+            record = json.dumps({"line": line, "words": words}, ensure_ascii=False)
+            # Valid JSON either way, but readers that split at Unicode line breaks would cut here.
+            self.stream.write(record.translate(_JSON_LINE_BREAKS) + "\n")
+        else:
+            self.stream.write(join_words(words, self.delimiter) + "\n")
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+            os.replace(self.partial, self.outputs[self.path])
+            self.done.add(self.path)
+            self.stream = None
+
+    def finish(self) -> None:
+        """Close the last file; inputs that had no line get an empty output."""
+        self.close()
+        for path, target in self.outputs.items():
+            if path not in self.done:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text("", encoding="utf-8")
+
+    def abort(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+            with contextlib.suppress(OSError):
+                os.unlink(self.partial)
+            self.stream = None
+
+
+def run_job(
+    inputs: list[str],
+    out_dir: str | os.PathLike,
+    *,
+    model: str | os.PathLike | None = None,
+    fmt: str = "text",
+    delimiter: str = " ",
+    granularity: str | float = "default",
+    address: str | None = None,
+    local_cpus: int | None = None,
+    actors: int | None = None,
+    cpus_per_actor: float = 1.0,
+    gpus_per_actor: float = 0.0,
+    lines_per_batch: int = 256,
+    batch_size: int = 64,
+    errors: str = "strict",
+    quiet: bool = False,
+) -> JobReport:
+    """Segment every line of `inputs` (files or glob patterns) on Ray and write one output per
+    input under out_dir, lines in input order. Joins the cluster at `address` ("auto": the
+    one this machine belongs to), else starts Ray here with `local_cpus` (default: all cores).
+    Uses Ray as it is when this process already called ray.init."""
+    ray = require_ray()
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+    if cpus_per_actor <= 0 or gpus_per_actor < 0 or lines_per_batch < 1 or (actors is not None and actors < 1):
+        raise ValueError("cpus per actor must be > 0, gpus per actor >= 0, actors and lines per batch >= 1")
+    files = expand_inputs(inputs)
+    outputs = output_paths(files, out_dir, fmt)
+    if model is not None and Path(model).expanduser().is_dir():
+        model = str(Path(model).expanduser().resolve())  # actors may run in another directory
+    started_here = not ray.is_initialized()
+    if started_here:
+        init = {"address": address} if address else {"num_cpus": local_cpus}
+        ray.init(**init, include_dashboard=False, logging_level=logging.WARNING if quiet else logging.INFO)
+    context = ray.data.DataContext.get_current()
+    saved = (context.execution_options.preserve_order, context.enable_progress_bars)
+    context.execution_options.preserve_order = True  # rows leave in input order
+    context.enable_progress_bars = not quiet
+    data_logger = logging.getLogger("ray.data")
+    saved_level = data_logger.level
+    if quiet:
+        data_logger.setLevel(logging.WARNING)
+    writer = _OrderedWriter(outputs, fmt, delimiter)
+    try:
+        if actors is None:
+            actors = plan_actors(ray.cluster_resources(), cpus_per_actor, gpus_per_actor)
+        logger.info("segmenting %d files with %d actors (%.2g CPU, %.2g GPU each)", len(files), actors, cpus_per_actor, gpus_per_actor)
+        started = time.perf_counter()
+        dataset = read_lines(files, errors).map_batches(
+            SegmentBatch,
+            fn_constructor_kwargs={"model": model, "granularity": granularity, "batch_size": batch_size},
+            compute=ray.data.ActorPoolStrategy(size=actors),
+            num_cpus=cpus_per_actor,
+            num_gpus=gpus_per_actor or None,
+            batch_size=lines_per_batch,
+        )
+        lines = characters = 0
+        for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
+            for path, line, text, words, problem in zip(
+                batch["path"], batch["line"], batch["text"], batch["words"], batch["error"]
+            ):
+                if problem:
+                    raise ValueError(problem.replace("decode with errors='replace'", "pass --encoding-errors replace"))
+                writer.write(str(path), int(line), [str(w) for w in words])
+                characters += len(text)
+            lines += len(batch["line"])
+        writer.finish()
+        seconds = time.perf_counter() - started
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        context.execution_options.preserve_order, context.enable_progress_bars = saved
+        data_logger.setLevel(saved_level)
+        if started_here:
+            ray.shutdown()
+    return JobReport(len(files), lines, characters, seconds, actors)
+
+
+def user_error(err: BaseException) -> str | None:
+    """The message of a ModelLoadError raised inside a Ray actor (Ray wraps it; its cause is
+    the real one), or None for anything else."""
+    from .model import ModelLoadError
+
+    seen = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, ModelLoadError):
+            return str(err)
+        err = getattr(err, "cause", None) or err.__cause__ or err.__context__
+    return None
