@@ -34,6 +34,15 @@ def check_text(text, argument: str = "text") -> str:
     return text
 
 
+def check_positive_int(value, argument: str, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        expected = "a positive int" + (" or None" if allow_none else "")
+        raise ValueError(f"{argument} must be {expected}, got {value!r}")
+    return value
+
+
 def resolve_device(device: str | torch.device | None) -> torch.device:
     if device is None:
         return torch.device("cpu")
@@ -71,14 +80,17 @@ class Segmenter:
         window: int = DEFAULT_WINDOW,
         overlap: int = DEFAULT_OVERLAP,
     ):
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        if num_threads is not None and (not isinstance(num_threads, int) or num_threads < 1):
-            raise ValueError(f"num_threads must be a positive int or None, got {num_threads!r}")
-        if not isinstance(window, int) or window < 2:
-            raise ValueError(f"window must be an int >= 2, got {window!r}")
-        if not isinstance(overlap, int) or not 2 <= overlap < window:
-            raise ValueError(f"overlap must be an int in [2, window), got {overlap!r}")
+        check_positive_int(batch_size, "batch_size")
+        check_positive_int(num_threads, "num_threads", allow_none=True)
+        if not isinstance(window, int) or isinstance(window, bool) or window < 3:
+            raise ValueError(f"window must be an int >= 3 (characters per model window), got {window!r}")
+        if not isinstance(overlap, int) or isinstance(overlap, bool) or not 2 <= overlap < window:
+            raise ValueError(
+                f"overlap must be an int in [2, window) = [2, {window}), got {overlap!r}"
+                + (" (the default; pass a smaller overlap with a small window)" if overlap == DEFAULT_OVERLAP else "")
+            )
+        if profile is not None and not isinstance(profile, HeadProfile):
+            raise TypeError(f"profile must be a HeadProfile or None, got {type(profile).__name__}")
         self.granularity = granularity_value(granularity)
         self.device = resolve_device(device)
         self.batch_size = batch_size
@@ -138,6 +150,7 @@ class Segmenter:
     # -- public API -------------------------------------------------------------------------
     def tokenize_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None):
         texts = self._check_texts(texts)
+        check_positive_int(batch_size, "batch_size", allow_none=True)
         threshold = self.profile.threshold(self.granularity if granularity is None else granularity)
         return [self._tokens(plan, threshold) for plan in self._plans(texts, batch_size, show_progress)]
 

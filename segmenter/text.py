@@ -16,7 +16,8 @@ from typing import NamedTuple
 # the two zeros Chinese text writes numbers with: 〇 (U+3007) and ○ (U+25CB, as in PKU's "二○○一年").
 HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f\u3007\u25cb"
 _DIGIT = "0-9\uff10-\uff19"
-_LETTER = "A-Za-z\uff21-\uff3a\uff41-\uff5a"
+# Latin letters, accented ones included (precomposed "café" is one word, as "cafe\u0301" is).
+_LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\uff21-\uff3a\uff41-\uff5a"
 _RUN_PATTERNS = [
     ("url", r"(?:https?://|ftp://|www\.)[^\s<>\"'\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]+"),
     ("email", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
@@ -26,12 +27,14 @@ _RUN_PATTERNS = [
     ("han", rf"[{HAN_CLASS}]+"),
     ("space", r"\s+"),
     ("repeat", r"(?P<repeated>[\u2014\u2026\-.~\uff5e=*_\u00b7\u2500])(?P=repeated)+"),  # —— …… --- stay one word
+    ("flag", r"[\U0001f1e6-\U0001f1ff]{2}"),  # two regional indicators make one flag: 🇨🇳
     ("char", r"."),
 ]
 _RUN_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _RUN_PATTERNS), re.DOTALL)
-# Marks that belong to the character before them: combining marks, variation selectors,
-# zero-width joiners (and the character a ZWJ joins), emoji skin tones.
-_ATTACHED = re.compile(r"(?:[\u0300-\u036f\u1ab0-\u1aff\u20d0-\u20ff\ufe00-\ufe0f\ufe20-\ufe2f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d.?)+", re.DOTALL)
+# Marks that belong to the character before them: zero-width joiners (and the character a ZWJ
+# joins), emoji skin tones, emoji tags, and every combining mark (Unicode category M: accents,
+# variation selectors, the ideographic variation selectors U+E0100-E01EF of names), see _attached_end.
+_ATTACHED = re.compile(r"(?:[\u0300-\u036f\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d.?)+", re.DOTALL)
 HAN_RE = re.compile(rf"[{HAN_CLASS}]")
 
 
@@ -55,15 +58,26 @@ def split_runs(text: str) -> list[Run]:
     while position < length:
         match = _RUN_RE.match(text, position)
         kind, end = match.lastgroup, match.end()
-        if kind in ("char", "repeat"):
+        if kind in ("char", "repeat", "flag"):
             kind = _char_kind(text[position])
         if kind != "space":
-            attached = _ATTACHED.match(text, end)
-            if attached:
-                end = attached.end()
+            end = _attached_end(text, end)
         runs.append(Run(kind, position, end))
         position = end
     return runs
+
+
+def _attached_end(text: str, end: int) -> int:
+    """Past the marks that belong to text[end - 1], so that no word starts with one."""
+    while end < len(text):
+        attached = _ATTACHED.match(text, end)
+        if attached:
+            end = attached.end()
+        elif unicodedata.category(text[end])[0] == "M":
+            end += 1
+        else:
+            break
+    return end
 
 
 def is_han(char: str) -> bool:

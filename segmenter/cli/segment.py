@@ -1,4 +1,4 @@
-"""Segment text files (or stdin) line by line; words joined by a delimiter."""
+"""Segment text files (or stdin) line by line; words joined by a delimiter. UTF-8 in and out."""
 from __future__ import annotations
 
 import argparse
@@ -29,6 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="strict",
         help="undecodable bytes: stop with the file and line (strict), or write U+FFFD and go on (replace)",
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, metavar="N",
+        help="segment in N processes, each with cores/N torch threads; same output, in order (default: 1)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
@@ -53,15 +57,18 @@ def read_lines(path: str, errors: str) -> Iterator[str]:
             raise CLIError(f"cannot read {path}: {err.strerror}") from None
         name = path
     with contextlib.closing(stream) if path != "-" else contextlib.nullcontext(stream):
-        for number, raw in enumerate(stream, start=1):
-            try:
-                line = raw.decode("utf-8", errors=errors)
-            except UnicodeDecodeError as err:
-                raise CLIError(
-                    f"{name}, line {number}: bytes that are not UTF-8 at column {err.start + 1}; "
-                    "convert the file to UTF-8 or pass --encoding-errors replace"
-                ) from None
-            yield line.rstrip("\r\n") if line.endswith("\n") else line
+        try:
+            for number, raw in enumerate(stream, start=1):
+                try:
+                    line = raw.decode("utf-8", errors=errors)
+                except UnicodeDecodeError as err:
+                    raise CLIError(
+                        f"{name}, line {number}: bytes that are not UTF-8 at column {err.start + 1}; "
+                        "convert the file to UTF-8 or pass --encoding-errors replace"
+                    ) from None
+                yield line.rstrip("\r\n") if line.endswith("\n") else line
+        except OSError as err:  # an I/O error mid-file (the consumer's own errors never land here)
+            raise CLIError(f"cannot read {name}: {err.strerror or err}") from None
 
 
 def chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
@@ -77,25 +84,66 @@ def chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
 
 @contextlib.contextmanager
 def atomic_output(path: str | None):
-    """Yield a text stream; for a file, write a temporary beside it and rename it on success."""
+    """Yield a UTF-8 text stream; for a file, write a temporary beside it and rename it on success.
+
+    A failed write (disk full) becomes a CLIError; a broken pipe is left to the caller. An
+    existing path that is not a regular file (/dev/null, a FIFO) is written in place: a
+    rename would replace the device itself.
+    """
     if path is None:
-        yield sys.stdout
+        if getattr(sys.stdout, "encoding", "utf-8").lower() not in ("utf-8", "utf8") and hasattr(sys.stdout, "reconfigure"):
+            sys.stdout.reconfigure(encoding="utf-8")  # input is read as UTF-8 whatever the locale: so is output
+        with _write_errors("standard output", on_error=silence_stdout):
+            yield sys.stdout
         return
     target = Path(path)
     if target.is_dir():
         raise CLIError(f"-o {path} is a directory; give a file name")
+    if target.exists() and not target.is_file():
+        with _write_errors(path), open(target, "w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+        return
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
     except OSError as err:
         raise CLIError(f"cannot write {path}: {err.strerror}") from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            yield stream
-        os.replace(temporary, target)
+        with _write_errors(path):
+            os.chmod(temporary, _file_mode(target))  # mkstemp's 0600 would stick to the output
+            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+                yield stream
+            os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def _write_errors(where: str, on_error=None):
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        if on_error is not None:
+            on_error()
+        raise CLIError(f"cannot write {where}: {err.strerror or err}") from None
+
+
+def _file_mode(target: Path) -> int:
+    """The mode the output should have: the old file's, else what open() would give (umask)."""
+    if target.is_file():
+        return target.stat().st_mode & 0o7777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit cannot fail (and print) again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"{path}: no such file")
         if path != "-" and os.path.isdir(path):
             raise CLIError(f"{path} is a directory; give text files")
+    if args.workers != 1:
+        return run_workers(args, files)
     try:
         segmenter = Segmenter(
             args.model,
@@ -137,10 +187,39 @@ def run(args: argparse.Namespace) -> int:
             out.flush()
     except BrokenPipeError:
         # The reader went away (`segmenter big.txt | head`): stop quietly, as Unix tools do.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        silence_stdout()
         return 0
     finally:
         if progress is not None:
             progress.close()
+    return 0
+
+
+def run_workers(args: argparse.Namespace, files: list[str]) -> int:
+    """--workers N: the same lines as one process, from N worker processes (segmenter/parallel.py)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from ..model import ModelLoadError, resolve_model_folder
+    from ..parallel import WorkerSpec, join_words, segment_lines
+    from ..segmenter import resolve_device
+
+    if args.workers < 1:
+        raise CLIError(f"--workers must be at least 1, got {args.workers}")
+    try:
+        resolve_device(args.device)  # fail here, not once in each worker
+        spec = WorkerSpec(
+            str(resolve_model_folder(args.model)), device=args.device, batch_size=args.batch_size,
+            granularity=parse_granularity(args.granularity), num_threads=args.threads,
+        )
+        lines = (line for path in files for line in read_lines(path, args.encoding_errors))
+        with atomic_output(args.output) as out:
+            for words in segment_lines(lines, spec=spec, workers=args.workers, show_progress=not args.quiet):
+                out.write(join_words(words, args.delimiter) + "\n")
+            out.flush()
+    except (ModelLoadError, ValueError, TypeError) as err:  # raised in a worker, re-raised here
+        raise CLIError(str(err)) from None
+    except BrokenProcessPool:
+        raise CLIError("a worker process died (out of memory?); try fewer --workers or a smaller --batch-size") from None
+    except BrokenPipeError:  # `segmenter --workers 4 big.txt | head`: stop quietly
+        silence_stdout()
     return 0
