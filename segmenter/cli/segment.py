@@ -99,6 +99,8 @@ def atomic_output(path: str | None):
     target = Path(path)
     if target.is_dir():
         raise CLIError(f"-o {path} is a directory; give a file name")
+    if target.is_symlink():
+        target = target.resolve()  # replace the file it points to, not the link
     if target.exists() and not target.is_file():
         with _write_errors(path), open(target, "w", encoding="utf-8", newline="\n") as stream:
             yield stream
@@ -169,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     except (ModelLoadError, ValueError, TypeError) as err:
         raise CLIError(str(err)) from None
 
-    show_progress = not args.quiet and sys.stderr.isatty() is not None and any(p != "-" for p in files)
+    show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
     progress = None
     if show_progress:
         from tqdm.auto import tqdm
