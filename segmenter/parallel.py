@@ -32,6 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from .lines import chunked, read_file_lines
 from .profile import HeadProfile
 
 CHUNK_LINES = 512  # lines per task: enough to fill batches of windows, small enough to stream
@@ -47,58 +48,6 @@ def available_cores() -> int:
 def threads_per_worker(workers: int, cores: int | None = None) -> int:
     """Torch threads for each of `workers` processes so that together they do not oversubscribe."""
     return max(1, (cores or available_cores()) // workers)
-
-
-def join_words(words: list[str], delimiter: str = " ") -> str:
-    """One output line as the `segmenter` command writes it: space words dropped, delimiter between."""
-    return delimiter.join(w for w in words if not w.isspace())
-
-
-def split_lines(data: bytes, errors: str = "strict", name: str = "<bytes>") -> list[str]:
-    """Lines of UTF-8 bytes exactly as `segmenter FILE` reads them: split at b"\\n" only,
-    trailing "\\r" of a terminated line dropped, no empty line dropped, none after a final
-    newline. (str.splitlines would also split at U+2028, \\x1c and friends, which occur in
-    web text, and would shift every later line.)"""
-    pieces = data.split(b"\n")
-    terminated = len(pieces) - 1
-    if pieces[-1] == b"":
-        pieces.pop()
-    lines = []
-    for number, raw in enumerate(pieces, start=1):
-        try:
-            line = raw.decode("utf-8", errors=errors)
-        except UnicodeDecodeError as err:
-            raise ValueError(
-                f"{name}, line {number}: bytes that are not UTF-8 at column {err.start + 1}; "
-                "convert the file to UTF-8 or decode with errors='replace'"
-            ) from None
-        lines.append(line.rstrip("\r") if number <= terminated else line)
-    return lines
-
-
-def read_file_lines(path: str | os.PathLike, errors: str = "strict") -> Iterator[str]:
-    """Lines of a UTF-8 file, streamed, with split_lines' rules."""
-    with open(path, "rb") as stream:
-        for number, raw in enumerate(stream, start=1):
-            try:
-                line = raw.decode("utf-8", errors=errors)
-            except UnicodeDecodeError as err:
-                raise ValueError(
-                    f"{os.fspath(path)}, line {number}: bytes that are not UTF-8 at column {err.start + 1}; "
-                    "convert the file to UTF-8 or decode with errors='replace'"
-                ) from None
-            yield line.rstrip("\r\n") if line.endswith("\n") else line
-
-
-def chunked(lines: Iterable[str], size: int) -> Iterator[list[str]]:
-    chunk: list[str] = []
-    for line in lines:
-        chunk.append(line)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 @dataclass(frozen=True)

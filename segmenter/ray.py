@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .parallel import join_words, split_lines
+from .lines import join_words, split_lines
 
 logger = logging.getLogger(__name__)
 FORMATS = ("text", "jsonl")
@@ -320,7 +320,7 @@ def run_job(
                 batch["path"], batch["line"], batch["text"], batch["words"], batch["error"]
             ):
                 if problem:
-                    raise ValueError(problem.replace("decode with errors='replace'", "pass --encoding-errors replace"))
+                    raise ValueError(f"{problem}; convert the file to UTF-8 or pass --encoding-errors replace")
                 writer.write(str(path), int(line), [str(w) for w in words])
                 characters += len(text)
             lines += len(batch["line"])

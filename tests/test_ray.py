@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("ray.data", reason='Ray Data is not installed: pip install "segmenter[ray]"')
 
 from segmenter import ModelLoadError, Segmenter  # noqa: E402
-from segmenter.parallel import join_words  # noqa: E402
+from segmenter.lines import join_words  # noqa: E402
 from segmenter.ray import (  # noqa: E402
     SegmentBatch, _OrderedWriter, _split_file_batch, check_model, expand_inputs, output_paths, plan_actors, run_job,
 )

@@ -9,10 +9,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from ..lines import UndecodableLine, iter_lines
+
 from . import CLIError
-
-CHUNK_LINES = 512  # lines segmented together: enough to fill batches, small enough to stream
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files (default: stdin; '-' is stdin)")
@@ -44,42 +43,20 @@ def parse_granularity(value: str):
 
 
 def read_lines(path: str, errors: str) -> Iterator[str]:
-    """Lines of a file (or stdin for '-') without their line ending, decoded as UTF-8."""
-    if path == "-":
-        stream = sys.stdin.buffer
-        name = "<stdin>"
-    else:
-        if os.path.isdir(path):
-            raise CLIError(f"{path} is a directory; give text files")
-        try:
-            stream = open(path, "rb")
-        except OSError as err:
-            raise CLIError(f"cannot read {path}: {err.strerror}") from None
-        name = path
-    with contextlib.closing(stream) if path != "-" else contextlib.nullcontext(stream):
-        try:
-            for number, raw in enumerate(stream, start=1):
-                try:
-                    line = raw.decode("utf-8", errors=errors)
-                except UnicodeDecodeError as err:
-                    raise CLIError(
-                        f"{name}, line {number}: bytes that are not UTF-8 at column {err.start + 1}; "
-                        "convert the file to UTF-8 or pass --encoding-errors replace"
-                    ) from None
-                yield line.rstrip("\r\n") if line.endswith("\n") else line
-        except OSError as err:  # an I/O error mid-file (the consumer's own errors never land here)
-            raise CLIError(f"cannot read {name}: {err.strerror or err}") from None
-
-
-def chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
-    chunk = []
-    for line in lines:
-        chunk.append(line)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+    """Lines of a file (or stdin for '-'), as segmenter.lines reads them; errors as CLIError."""
+    name = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            yield from iter_lines(sys.stdin.buffer, name, errors)
+        else:
+            with open(path, "rb") as stream:
+                yield from iter_lines(stream, name, errors)
+    except UndecodableLine as err:
+        raise CLIError(f"{err}; convert the file to UTF-8 or pass --encoding-errors replace") from None
+    except IsADirectoryError:
+        raise CLIError(f"{path} is a directory; give text files") from None
+    except OSError as err:  # cannot open, or an I/O error mid-file (the consumer's own errors never land here)
+        raise CLIError(f"cannot read {name}: {err.strerror or err}") from None
 
 
 @contextlib.contextmanager
@@ -149,8 +126,14 @@ def silence_stdout() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..model import ModelLoadError
-    from ..segmenter import Segmenter
+    """Every line of every file through segmenter.parallel.segment_lines: in this process, or
+    in N worker processes with --workers N (the same output either way, in input order)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from ..lines import join_words
+    from ..model import ModelLoadError, resolve_model_folder
+    from ..parallel import WorkerSpec, segment_lines
+    from ..segmenter import resolve_device
 
     files = args.files or ["-"]
     for path in files:  # fail before loading the model when an input is missing
@@ -158,64 +141,19 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"{path}: no such file")
         if path != "-" and os.path.isdir(path):
             raise CLIError(f"{path} is a directory; give text files")
-    if args.workers != 1:
-        return run_workers(args, files)
-    try:
-        segmenter = Segmenter(
-            args.model,
-            device=args.device,
-            batch_size=args.batch_size,
-            num_threads=args.threads,
-            granularity=parse_granularity(args.granularity),
-        )
-    except (ModelLoadError, ValueError, TypeError) as err:
-        raise CLIError(str(err)) from None
-
-    show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
-    progress = None
-    if show_progress:
-        from tqdm.auto import tqdm
-
-        total = sum(os.path.getsize(p) for p in files if p != "-")
-        progress = tqdm(total=total, unit="B", unit_scale=True, desc="segmenting", disable=args.quiet)
-    try:
-        with atomic_output(args.output) as out:
-            for path in files:
-                for chunk in chunks(read_lines(path, args.encoding_errors), CHUNK_LINES):
-                    for words in segmenter.segment_batch(chunk, show_progress=False):
-                        out.write(args.delimiter.join(w for w in words if not w.isspace()) + "\n")
-                    if progress is not None:
-                        progress.update(sum(len(line.encode("utf-8")) + 1 for line in chunk))
-            out.flush()
-    except BrokenPipeError:
-        # The reader went away (`segmenter big.txt | head`): stop quietly, as Unix tools do.
-        silence_stdout()
-        return 0
-    finally:
-        if progress is not None:
-            progress.close()
-    return 0
-
-
-def run_workers(args: argparse.Namespace, files: list[str]) -> int:
-    """--workers N: the same lines as one process, from N worker processes (segmenter/parallel.py)."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    from ..model import ModelLoadError, resolve_model_folder
-    from ..parallel import WorkerSpec, join_words, segment_lines
-    from ..segmenter import resolve_device
-
     if args.workers < 1:
         raise CLIError(f"--workers must be at least 1, got {args.workers}")
+    show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
     try:
         resolve_device(args.device)  # fail here, not once in each worker
         spec = WorkerSpec(
             str(resolve_model_folder(args.model)), device=args.device, batch_size=args.batch_size,
             granularity=parse_granularity(args.granularity), num_threads=args.threads,
         )
+        segmenter = spec.build() if args.workers == 1 else None  # load errors surface before any output
         lines = (line for path in files for line in read_lines(path, args.encoding_errors))
         with atomic_output(args.output) as out:
-            for words in segment_lines(lines, spec=spec, workers=args.workers, show_progress=not args.quiet):
+            for words in segment_lines(lines, segmenter=segmenter, spec=spec, workers=args.workers, show_progress=show_progress):
                 out.write(join_words(words, args.delimiter) + "\n")
             out.flush()
     except (ModelLoadError, ValueError, TypeError) as err:  # raised in a worker, re-raised here
