@@ -50,6 +50,7 @@ class BranchingEntropy:
         if self.base ** self.max_n >= 2**63:
             raise ValueError(f"{self.base} characters cannot be coded in int64 for n = {self.max_n}")
         self.moments = {n: (t[2].mean(), t[2].std() + 1e-6, t[3].mean(), t[3].std() + 1e-6) for n, t in tables.items()}
+        self._vbe = None  # variation moments, computed on first use of autonomy()
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -150,6 +151,53 @@ class BranchingEntropy:
                 np.log1p(c_l),
             ]
         return np.stack(columns, axis=1).astype(np.float32) if len(cut_after) else np.zeros((0, 6 * self.max_n), np.float32)
+
+    # -- word autonomy (nVBE) -------------------------------------------------------------------
+    def _variation_moments(self) -> dict[int, tuple[float, float, float, float]]:
+        """Mean and std over the n-gram types of each length of the variations of branching
+        entropy: dH_r(x) = H_r(x) - H_r(x minus its last char), dH_l likewise on the left."""
+        if getattr(self, "_vbe", None) is None:
+            keys1, counts1, _, _ = self.tables[1]
+            p = counts1 / counts1.sum()
+            self._h0 = float(-(p * np.log(p)).sum())  # the "empty string" entropy: any character
+            self._vbe = {}
+            for n, (keys, counts, right, left) in self.tables.items():
+                if n == 1:
+                    d_right, d_left = right - self._h0, left - self._h0
+                else:
+                    d_right = right - self._table_entropy(n - 1, keys // self.base, 0)
+                    d_left = left - self._table_entropy(n - 1, keys % self.base ** (n - 1), 1)
+                self._vbe[n] = (d_right.mean(), d_right.std() + 1e-6, d_left.mean(), d_left.std() + 1e-6)
+        return self._vbe
+
+    def _table_entropy(self, n: int, codes: np.ndarray, side: int) -> np.ndarray:
+        keys, _, right, left = self.tables[n]
+        slot = np.clip(np.searchsorted(keys, codes), 0, len(keys) - 1)
+        return np.where(keys[slot] == codes, (right if side == 0 else left)[slot], np.nan)
+
+    def autonomy(self, text: str) -> np.ndarray:
+        """(len(text), max_n): the normalized VBE autonomy of the word text[i:i+L] at [i, L-1]
+        (Magistry & Sagot 2012): z(dH_r) + z(dH_l); NaN where that n-gram was never seen."""
+        moments = self._variation_moments()
+        ids = self._ids(text)
+        out = np.full((len(text), self.max_n), np.nan)
+        for n in range(1, self.max_n + 1):
+            if len(ids) < n:
+                break
+            codes, valid = self._ngram_codes(ids, n, self.base)
+            right = self._table_entropy(n, codes, 0)
+            left = self._table_entropy(n, codes, 1)
+            if n == 1:
+                d_right, d_left = right - self._h0, left - self._h0
+            else:
+                prefix, _ = self._ngram_codes(ids[:-1], n - 1, self.base)  # x minus its last char
+                suffix, _ = self._ngram_codes(ids[1:], n - 1, self.base)  # x minus its first char
+                d_right = right - self._table_entropy(n - 1, prefix, 0)
+                d_left = left - self._table_entropy(n - 1, suffix, 1)
+            m_r, s_r, m_l, s_l = moments[n]
+            value = (d_right - m_r) / s_r + (d_left - m_l) / s_l
+            out[: len(codes), n - 1] = np.where(valid, value, np.nan)
+        return out
 
     @classmethod
     def entropy_sum(cls, features: np.ndarray) -> np.ndarray:

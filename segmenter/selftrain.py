@@ -42,7 +42,7 @@ from .model import load_encoder
 from .ngrams import BranchingEntropy
 from .profile import HeadProfile
 from .student import load_student, make_examples, train_boundary_head
-from .teacher import JunctionTable, Teacher, confident_targets, fit_calibrated, fit_unsupervised, gold_labels
+from .teacher import JunctionTable, Teacher, confident_targets, decode_words, fit_calibrated, fit_unsupervised
 from .vocab import CharVocab
 
 logger = logging.getLogger(__name__)
@@ -63,6 +63,8 @@ class SelftrainConfig:
     boundary_head: int = 0
     confidence: float = 0.8
     quantile: float = 0.3
+    decode: str = "words"  # "words": pseudo-labels from word-level decoding (teacher.decode_words); "none": thresholds
+    alpha: float = 1.0  # weight of n-gram autonomy against the boundary logits in word-level decoding
     minutes: float = 30.0  # training time per round, at most
     epochs: float = 1.0
     lr: float = 5e-5
@@ -211,16 +213,25 @@ def run_round(config, round_number, folder, entropy, teacher_folder, teacher_hea
     if calibration is not None:
         cal_table, cal_labels = gold_table(model, vocab, heads, calibration, entropy, config)
         teacher = fit_calibrated(cal_table, cal_labels, f"{Path(config.calibrate).name} ({len(calibration)} sentences)")
-    else:
+    elif teacher_heads is None:
         teacher = fit_unsupervised(table, config.quantile)
+    else:  # a student's boundary head: its s was trained as a logit already
+        teacher = Teacher(kind="unsupervised (the previous round's boundary head)", head_score=None)
     logits = teacher.logits(table)
-    metrics = {"round": round_number, "teacher": teacher.kind, "texts": len(texts), "chars": sum(map(len, texts))}
+    decode = config.decode == "words"
+    metrics = {"round": round_number, "teacher": teacher.kind + (" + word decoding" if decode else ""), "texts": len(texts), "chars": sum(map(len, texts))}
     if dev is not None:
         dev_table, dev_labels = gold_table(model, vocab, heads, dev, entropy, config)
         z = teacher.logits(dev_table)
-        metrics["teacher_dev"] = {"auc": auc(z, dev_labels), "f1": word_f1(JunctionSample(None, None, heads, dev_table.plans), z, dev, 0.0)}
+        if decode:
+            z = np.where(_decoded(dev_table, z, entropy, config), 1.0, -1.0)
+        metrics["teacher_dev"] = {"auc": auc(teacher.logits(dev_table), dev_labels), "f1": word_f1(JunctionSample(None, None, heads, dev_table.plans), z, dev, 0.0)}
     del model, reader
-    targets = confident_targets(table, logits, config.confidence)
+    if decode:  # every junction gets the decoded label: the decoding is the teacher's best guess
+        decided = _decoded(table, logits, entropy, config)
+        targets = confident_targets(table, np.where(decided, 10.0, -10.0), config.confidence)
+    else:
+        targets = confident_targets(table, logits, config.confidence)
     kept = np.concatenate([t[~np.isnan(t)] for t in targets])
     metrics.update(junctions=len(logits), kept_share=len(kept) / max(1, len(logits)), label_boundary_rate=float(kept.mean()) if len(kept) else None)
 
@@ -246,6 +257,14 @@ def save_half(source: Path, target: Path) -> None:
 
     tensors = {name: t.half() if t.is_floating_point() else t for name, t in load_file(str(source)).items()}
     save_file(tensors, str(target), metadata={"format": "pt"})
+
+
+def _decoded(table: JunctionTable, logits: np.ndarray, entropy: BranchingEntropy, config: SelftrainConfig) -> np.ndarray:
+    """Word-level decoding of every text of the table: cut decisions, in table order."""
+    offsets = table.offsets
+    return np.concatenate(
+        [decode_words(plan, logits[lo:hi], entropy, config.alpha) for plan, lo, hi in zip(table.plans, offsets[:-1], offsets[1:])]
+    ) if table.plans else np.zeros(0, dtype=bool)
 
 
 def _layers_of(folder: Path) -> int:

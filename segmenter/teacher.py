@@ -84,6 +84,8 @@ class Teacher:
     def logits(self, table: JunctionTable) -> np.ndarray:
         if self.joint_score is not None:
             return self.joint_score(table.features())
+        if self.head_score is None:  # one head trained as a boundary logit: read it as it is
+            return table.heads[:, 0].astype(np.float64)
         combined = self._combined(table)
         p = self.mixture.posterior(combined).clip(1e-6, 1 - 1e-6)
         return np.log(p / (1 - p))
@@ -135,3 +137,48 @@ def confident_targets(table: JunctionTable, logits: np.ndarray, confidence: floa
         targets[plan.junctions[keep]] = (z[keep] > 0).astype(np.float32)
         out.append(targets)
     return out
+
+
+def decode_words(plan: TextPlan, logits: np.ndarray, entropy: BranchingEntropy, alpha: float = 1.0, max_word: int = 8, unseen: float = -2.0) -> np.ndarray:
+    """Word-level decoding: the segmentation of each Han run that maximizes
+
+        sum over words w of  alpha * A(w) * len(w)      (A: n-gram autonomy, ngrams.py)
+      + sum over junctions of  +z/2 if cut, -z/2 if not   (z: the teacher's boundary logit)
+
+    by dynamic programming over word ends. Junction-by-junction thresholds let a word's two
+    ends disagree about it; here the corpus's sense of which strings are words (autonomy, for
+    words up to entropy.max_n characters; longer ones get none) arbitrates. Returns the cut
+    decision of every junction of the plan (bool, in plan.junctions order).
+    """
+    cut = np.zeros(len(plan.junctions), dtype=bool)
+    text_of_junction = plan.positions[plan.junctions]
+    for run in plan.runs:
+        n = run.end - run.start
+        if run.kind != "han" or n < 2:
+            continue
+        members = np.flatnonzero((text_of_junction >= run.start) & (text_of_junction < run.end - 1))
+        z = logits[members].astype(np.float64)  # junction after run character k, k = 0 .. n-2
+        if len(z) != n - 1:  # marks attached inside the run: leave it to the logits
+            cut[members] = z > 0
+            continue
+        zsum = np.concatenate([[0.0], np.cumsum(z)])
+        autonomy = entropy.autonomy(plan.text[run.start : run.end])
+        word = np.where(np.isnan(autonomy), unseen, autonomy)
+        word[:, 0] = np.where(np.isnan(autonomy[:, 0]), 0.0, autonomy[:, 0])  # unseen single characters: neutral
+        best = np.full(n + 1, -np.inf)
+        best[0] = 0.0
+        back = np.zeros(n + 1, dtype=np.int64)
+        for end in range(1, n + 1):
+            closing = z[end - 1] / 2 if end < n else 0.0
+            for length in range(1, min(max_word, end) + 1):
+                start = end - length
+                lexical = alpha * (word[start, length - 1] if length <= entropy.max_n else 0.0) * length
+                value = best[start] + lexical - (zsum[end - 1] - zsum[start]) / 2 + closing
+                if value > best[end]:
+                    best[end], back[end] = value, length
+        end = n
+        while end > 0:
+            if end < n:
+                cut[members[end - 1]] = True
+            end -= back[end]
+    return cut

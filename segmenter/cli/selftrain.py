@@ -25,6 +25,7 @@ NUMERIC = {
     "boundary_head": (int, "head of the student's last layer that learns the boundaries (default: 0)"),
     "confidence": (float, "keep pseudo-labels whose teacher probability is at least this (default: 0.8)"),
     "quantile": (float, "unsupervised teacher: share of junctions the n-grams label on each side (default: 0.3)"),
+    "alpha": (float, "word decoding: weight of n-gram autonomy against the boundary logits (default: 1.0)"),
     "minutes": (float, "training minutes per round at most (default: 30)"),
     "epochs": (float, "passes over a round's labels (default: 1)"),
     "lr": (float, "peak learning rate (default: 5e-5)"),
@@ -41,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
     parser.add_argument("--dev", metavar="FILE", help="dev gold file: report F1 per round, stop when it stops rising")
     parser.add_argument("--calibrate", metavar="FILE", help="dev gold file whose first sentences calibrate the teacher")
+    parser.add_argument("--decode", choices=("words", "none"), default=None,
+                        help="pseudo-labels from word-level decoding with n-gram autonomy (words, default) or from thresholds alone (none)")
     parser.add_argument("--device", default="cpu", help="cpu or cuda (default: cpu)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
@@ -60,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--model {args.model} is not a model folder (no config.json)")
     if args.threads:
         torch.set_num_threads(args.threads)
-    given = {name: getattr(args, name) for name in NUMERIC if getattr(args, name) is not None}
+    given = {name: getattr(args, name) for name in (*NUMERIC, "decode") if getattr(args, name) is not None}
     known = {f.name for f in fields(SelftrainConfig)}
     config = SelftrainConfig(model=args.model, raw=args.raw, out=args.out, dev=args.dev, calibrate=args.calibrate, device=args.device, **{k: v for k, v in given.items() if k in known})
     if not 0.5 <= config.confidence < 1:
