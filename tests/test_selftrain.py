@@ -94,3 +94,24 @@ def test_cli_rejects_missing_files(tmp_path):
         capture_output=True,
     )
     assert result.returncode == 2 and b"no such file" in result.stderr
+
+
+def test_autonomy_and_word_decoding():
+    from segmenter.junctions import TextPlan
+    from segmenter.teacher import decode_words
+
+    lines = ["".join(np.random.default_rng(i).choice(WORDS, size=8)) for i in range(300)]
+    entropy = BranchingEntropy.from_texts(lines, max_n=3)
+    text = "中国人民发展经济"
+    autonomy = entropy.autonomy(text)
+    assert autonomy.shape == (len(text), 3)
+    # A corpus word is more autonomous than a string that straddles two words.
+    assert autonomy[0, 1] > autonomy[1, 1]  # 中国 vs 国人
+    plan = TextPlan(text)
+    silent = np.zeros(len(plan.junctions))
+    cuts = decode_words(plan, silent, entropy, alpha=1.0)
+    assert cuts.tolist() == [False, True, False, True, False, True, False]  # 中国|人民|发展|经济
+    # Strong logits win over the lexicon; alpha = 0 leaves the logits alone.
+    assert not decode_words(plan, np.full(len(plan.junctions), -50.0), entropy).any()
+    logits = np.array([-1.0, -0.5, 0.2, 0.3, -0.6, 0.4, 1.0])
+    assert decode_words(plan, logits, entropy, alpha=0.0).tolist() == (logits > 0).tolist()
