@@ -1,0 +1,43 @@
+"""The shipped model: it loads by default, keeps every character, and its granularity does
+what it says on real text (slow: a 6-layer model and the shared corpora)."""
+import pytest
+
+import segmenter
+from segmenter import Segmenter
+from segmenter.corpus import read_gold
+from segmenter.model import embedded_model_path
+
+from conftest import GOLD, require_shared
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def embedded():
+    return Segmenter(num_threads=1)
+
+
+def test_embedded_model_is_packaged():
+    folder = embedded_model_path()
+    for name in ("config.json", "model.safetensors", "vocab.txt", "segmenter_heads.json", "MODEL_CARD.md"):
+        assert (folder / name).is_file(), name
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 30 * 2**20
+
+
+def test_module_functions_use_the_embedded_model():
+    text = "我们都是中国人民的好朋友。"
+    words = segmenter.segment(text)
+    assert "".join(words) == text and 1 < len(words) < len(text)
+    assert segmenter.tokenize(text)[-1][2] == len(text)
+
+
+@pytest.mark.parametrize("corpus", ["pku_dev", "msr_dev", "ud_gsdsimp_dev"])
+def test_finer_granularity_gives_more_shorter_words(embedded, corpus):
+    sentences = read_gold(require_shared(GOLD / f"{corpus}.txt"), 100)
+    texts = ["".join(words) for words in sentences]
+    counts = {}
+    for granularity in ("fine", "default", "coarse"):
+        batch = embedded.segment_batch(texts, granularity=granularity)
+        assert ["".join(words) for words in batch] == texts
+        counts[granularity] = sum(map(len, batch))
+    assert counts["fine"] > counts["default"] > counts["coarse"]
