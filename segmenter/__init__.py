@@ -7,11 +7,13 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from .model import ModelLoadError
+from .errors import ModelLoadError
 from .profile import HeadProfile
-from .segmenter import Segmenter
+
+if TYPE_CHECKING:
+    from .segmenter import Segmenter
 
 __version__ = "0.1.0"
 __all__ = [
@@ -20,10 +22,22 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str):
+    """`Segmenter` is imported on first use: importing segmenter (or running `segmenter --help`)
+    does not pay for torch and transformers."""
+    if name == "Segmenter":
+        from .segmenter import Segmenter
+
+        globals()["Segmenter"] = Segmenter
+        return Segmenter
+    raise AttributeError(f"module 'segmenter' has no attribute {name!r}")
+
+
 @lru_cache(maxsize=1)
-def default_segmenter() -> Segmenter:
+def default_segmenter() -> "Segmenter":
     """The embedded model, loaded once on first use (like jieba's default Tokenizer)."""
-    return Segmenter()
+    segmenter_class = globals().get("Segmenter") or __getattr__("Segmenter")
+    return segmenter_class()
 
 
 def segment(text: str, granularity=None) -> list[str]:

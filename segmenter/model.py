@@ -15,16 +15,13 @@ from pathlib import Path
 
 import torch
 
+from .errors import ModelLoadError
 from .profile import PROFILE_FILE, HeadProfile
 from .vocab import CharVocab
 
 EMBEDDED_MODEL = "embedded"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 BERT_FAMILY = ("bert", "roberta", "xlm-roberta", "electra", "camembert", "ernie")
-
-
-class ModelLoadError(ValueError):
-    """A model folder or name that cannot be used, with what to do about it."""
 
 
 def embedded_model_path() -> Path:
