@@ -1,0 +1,39 @@
+"""From a boundary signal to a segmenter: word F1 on the test files at each stage, one table.
+
+Reads benchmark JSON files (benchmarks/run.py --json) and prints a markdown table whose rows
+are the stages named on the command line, `LABEL=FILE:SYSTEM`, in order; every figure comes
+from those files.
+
+    python benchmarks/stages.py "seed rule=benchmarks/results/single_head.json:segmenter:default" …
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def main(stages: list[str]) -> None:
+    rows, corpora = [], []
+    for stage in stages:
+        label, _, rest = stage.partition("=")
+        path, _, system = rest.partition(":")
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        scores = {}
+        for record in data["records"]:
+            if record["label"] == system and record.get("F1") is not None:
+                scores[record["corpus"]] = record["F1"]
+                if record["corpus"] not in corpora:
+                    corpora.append(record["corpus"])
+        if not scores:
+            raise SystemExit(f"{path} has no records of {system}")
+        rows.append((label, path, scores))
+    print("| stage | " + " | ".join(corpora) + " | from |")
+    print("|---|" + "--:|" * len(corpora) + "---|")
+    for label, path, scores in rows:
+        cells = " | ".join(f"{scores[c]:.3f}" if c in scores else "–" for c in corpora)
+        print(f"| {label} | {cells} | `{Path(path).name}` |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
