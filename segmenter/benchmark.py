@@ -130,7 +130,7 @@ def run_benchmark(config: BenchConfig) -> BenchResult:
         chars = sum(map(len, texts))
         for system, setting in runnable:
             done += 1
-            if any(s["system"] == system and s["setting"] == setting for s in result.skipped):
+            if any(s["system"] == system and s["setting"] == setting and s["corpus"] is None for s in result.skipped):
                 continue  # it could not start on an earlier corpus: it will not start now
             run = run_isolated if config.isolate else segment_run
             outcome = run(system, setting, config, corpus, texts)

@@ -284,6 +284,8 @@ def segment_run(system: str, setting: str, config: BenchConfig, corpus: CorpusRu
     start = time.perf_counter()
     try:
         segment, about = SYSTEMS[system].build(setting, config, corpus)
+    except BenchmarkError as err:  # this corpus lacks what the setting needs (a dev file): others may not
+        return {"error": f"{type(err).__name__}: {err}", "stage": "corpus"}
     except Exception as err:  # a system that cannot start is reported, not fatal
         return {"error": f"{type(err).__name__}: {err}", "stage": "build"}
     load_s = time.perf_counter() - start

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .corpus import iter_raw_lines
+from .lines import chunked
 from .text import make_windows
 from .vocab import SPECIAL_TOKENS, CharVocab
 
@@ -42,16 +43,8 @@ def _code_points(sequences: list[str]) -> np.ndarray:
 
 def _chunks(paths: list[str], min_chars: int):
     """Model sequences of the corpus lines, CHUNK_LINES at a time."""
-    chunk = []
-    for line in iter_raw_lines(paths):
-        sequence = model_sequence(line)
-        if len(sequence) >= min_chars:
-            chunk.append(sequence)
-            if len(chunk) == CHUNK_LINES:
-                yield chunk
-                chunk = []
-    if chunk:
-        yield chunk
+    sequences = (model_sequence(line) for line in iter_raw_lines(paths))
+    return chunked((s for s in sequences if len(s) >= min_chars), CHUNK_LINES)
 
 
 def scan_corpus(paths: list[str], min_chars: int) -> tuple[np.ndarray, int]:

@@ -50,8 +50,14 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
                          limit=3, model=str(tiny_model_dir), isolate=False, command="segmenter bench --gold toy_test.txt")
     result = run_benchmark(config)
     assert [(r["label"], r["corpus"]) for r in result.records] == [
-        (name, "toy_test") for name in ("segmenter:default", "segmenter:fine", "segmenter:coarse", "jieba", "jieba-nohmm")
+        (name, "toy_test")
+        for name in ("segmenter:default", "segmenter:fine", "segmenter:coarse", "segmenter:oracle", "jieba", "jieba-nohmm")
     ]
+    # calibrated needs a dev file beside the test file; without one it is skipped, with the reason
+    assert [(s["setting"], s["corpus"]) for s in result.skipped] == [("calibrated", "toy_test")]
+    assert "no dev file beside toy_test.txt" in result.skipped[0]["reason"]
+    oracle = next(r for r in result.records if r["label"] == "segmenter:oracle")
+    assert all(oracle["F1"] >= r["F1"] for r in result.records if r["label"].startswith("segmenter:"))
     for record in result.records:
         assert set(FIGURES) <= set(record)
         assert record["sentences"] == 3 and record["chars"] == sum(len(s.replace(" ", "")) for s in SENTENCES[:3])
@@ -65,7 +71,7 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     assert "Command: `segmenter bench --gold toy_test.txt`" in markdown
     assert machine["cpu"] in markdown and "jieba 0.42" in markdown
     assert "| system | P | R | F1 | OOV rate | OOV recall | IV recall | chars/s | peak MiB |" in markdown
-    assert markdown.count("\n| segmenter:") == 3 and "OOV against `toy_training_words.txt`" in markdown
+    assert markdown.count("\n| segmenter:") == 4 and "OOV against `toy_training_words.txt`" in markdown
     pytest.importorskip("matplotlib")
     plot(result, tmp_path / "plot.png")
     assert (tmp_path / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
