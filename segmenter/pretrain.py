@@ -27,7 +27,17 @@ import torch
 
 from . import pretrain_data as data
 from . import pretrain_io as io
-from .pretrain_config import PretrainConfig, Progress, Sitting, capture_rng, restore_rng, resume_config
+from .pretrain_config import (
+    CARRIED_OPTIONS,
+    PretrainConfig,
+    Progress,
+    Sitting,
+    capture_rng,
+    previous_sitting_options,
+    restore_rng,
+    resume_config,
+    sitting_options,
+)
 from .pretrain_model import (
     MaskedLM,
     ReplacedTokenDetection,
@@ -48,7 +58,7 @@ from .vocab import CharVocab
 logger = logging.getLogger(__name__)
 LOG_EVERY = 10  # steps between progress-bar updates (each one syncs the GPU once)
 DISCOVERY_LINES = 2000  # raw lines for unsupervised head discovery (as `segmenter heads`)
-__all__ = ["PretrainConfig", "Sitting", "pretrain", "resume_config"]
+__all__ = ["CARRIED_OPTIONS", "PretrainConfig", "Sitting", "pretrain", "previous_sitting_options", "resume_config"]
 
 
 class Trainer:
@@ -144,6 +154,7 @@ class Trainer:
             "command": self.sitting.command,
             "device": str(self.device),
             "precision": "fp32" if self.dtype is None else str(self.dtype).replace("torch.", ""),
+            "options": sitting_options(self.sitting),
             "first_step": self.first_step,
             "last_step": self.progress.step,
             "seconds": time.time() - self.started,

@@ -133,6 +133,29 @@ class Sitting:
 
 
 
+# Sitting options that a resumed run takes from the previous sitting unless given again: leaving
+# them out must not quietly switch bf16 to fp32 or stop the learning curve's gold evaluation.
+# (device is not among them: a run may move between machines.)
+CARRIED_OPTIONS = ("precision", "threads", "eval_every", "save_every", "eval_gold", "eval_gold_limit", "keep_checkpoints")
+
+
+def sitting_options(sitting: Sitting) -> dict:
+    """What a sitting record keeps of the options, for the next sitting to carry over."""
+    options = {name: getattr(sitting, name) for name in CARRIED_OPTIONS}
+    if options["eval_gold"]:  # the next sitting may start in another directory
+        options["eval_gold"] = str(Path(options["eval_gold"]).resolve())
+    return options
+
+
+def previous_sitting_options(out: Path) -> dict:
+    """The carried options of the last sitting of the run in `out` ({} when none are recorded)."""
+    checkpoint = io.latest_checkpoint(Path(out))
+    if checkpoint is None:
+        return {}
+    sittings = io.load_checkpoint_state(checkpoint)["progress"].get("sittings") or [{}]
+    return dict(sittings[-1].get("options", {}))
+
+
 @dataclass
 class Progress:
     """Where a run stands; saved in checkpoints so that a later sitting continues exactly."""

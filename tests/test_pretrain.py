@@ -193,10 +193,18 @@ def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
     assert done.returncode == 0, done.stderr
     assert (out / "model.safetensors").is_file() and "stopping" not in done.stderr  # -q: warnings only
     assert not (out / "segmenter_heads.json").exists()
-    done = _cli("--out", str(out), "--resume", "--max-steps", "4")
+    done = _cli("--out", str(out), "--resume", "--max-steps", "4", "--precision", "bf16", "--keep-checkpoints", "1")
     assert done.returncode == 0, done.stderr
     assert "resuming at step 3" in done.stderr and "reached --max-steps 4" in done.stderr
-    assert json.loads((out / "learning_curve.jsonl").read_text().splitlines()[-1])["step"] == 4
+    # Sitting options left out of a later --resume carry over (bf16 stays bf16), and say so.
+    done = _cli("--out", str(out), "--resume", "--max-steps", "5", "--eval-every", "2")
+    assert done.returncode == 0, done.stderr
+    assert "previous sitting's --precision bf16" in done.stderr and "--keep-checkpoints 1" in done.stderr
+    state = torch.load(out / "checkpoints" / "step_00000005" / "training_state.pt", weights_only=True)
+    last = state["progress"]["sittings"][-1]
+    assert last["precision"] == "bfloat16" and last["options"]["eval_every"] == 2
+    assert last["options"]["keep_checkpoints"] == 1 and len(list((out / "checkpoints").glob("step_*"))) == 1
+    assert json.loads((out / "learning_curve.jsonl").read_text().splitlines()[-1])["step"] == 5
     # Without dev gold, unsupervised discovery (segmenter.heads) writes the profile, or says why not.
     assert (out / "segmenter_heads.json").is_file() or "head discovery failed" in done.stderr
 

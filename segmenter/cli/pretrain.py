@@ -12,9 +12,12 @@ Never pass gold (segmented) files as --corpus.
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 
 from . import CLIError
+
+logger = logging.getLogger(__name__)
 
 # Options that define the run (PretrainConfig fields). Their defaults are None here so that a
 # resumed run can tell the options given again from those left out.
@@ -54,19 +57,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sitting.add_argument("--minutes", type=float, default=None, help="stop taking steps after this many minutes")
     sitting.add_argument("--stop-after", type=int, default=None, metavar="N", help="stop this sitting after N steps")
     sitting.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default: cpu)")
-    sitting.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"),
-                         help="autocast dtype; auto: bf16 (or fp16) on CUDA, fp32 on CPU. On CPUs with AVX512-BF16 "
-                              "or AMX, bf16 trains 30-70%% faster (measured)")
+    sitting.add_argument("--precision", default=None, choices=("auto", "fp32", "bf16", "fp16"),
+                         help="autocast dtype; auto (default): bf16 (or fp16) on CUDA, fp32 on CPU. On CPUs with "
+                              "AVX512-BF16 or AMX, bf16 trains 30-70%% faster (measured)")
     sitting.add_argument("--threads", type=int, default=None,
                          help="torch CPU threads (default: torch's choice); on a machine shared with other jobs, "
                               "1 can be several times faster than oversubscribed cores")
-    sitting.add_argument("--eval-every", type=int, default=500, metavar="N", help="evaluate every N steps (default: 500)")
-    sitting.add_argument("--save-every", type=int, default=1000, metavar="N", help="checkpoint every N steps (default: 1000)")
+    sitting.add_argument("--eval-every", type=int, default=None, metavar="N", help="evaluate every N steps (default: 500)")
+    sitting.add_argument("--save-every", type=int, default=None, metavar="N", help="checkpoint every N steps (default: 1000)")
     sitting.add_argument("--eval-gold", metavar="FILE", help="dev gold file: report the best head's boundary AUC, write its profile")
-    sitting.add_argument("--eval-gold-limit", type=int, default=200, metavar="N", help="gold sentences used (default: 200)")
+    sitting.add_argument("--eval-gold-limit", type=int, default=None, metavar="N", help="gold sentences used (default: 200)")
     sitting.add_argument("--no-discover-heads", dest="discover_heads", action="store_false",
                          help="without --eval-gold, do not run unsupervised head discovery at the end")
-    sitting.add_argument("--keep-checkpoints", type=int, default=2, metavar="N", help="checkpoints kept (default: 2)")
+    sitting.add_argument("--keep-checkpoints", type=int, default=None, metavar="N", help="checkpoints kept (default: 2)")
     sitting.add_argument("-q", "--quiet", action="store_true", help="no progress bar, warnings only")
     model = parser.add_argument_group("model and data (fixed once a run started)")
     for flag, kind, text in MODEL_OPTIONS:
@@ -89,6 +92,22 @@ def _given_config(args: argparse.Namespace) -> dict:
     given = {name: getattr(args, name) for name in names + ["bucketing", "full_logits", "objective", "generator_hidden", "rtd_weight"]}
     given["corpus"] = args.corpus
     return {k: v for k, v in given.items() if v is not None}
+
+
+def _sitting_options(args: argparse.Namespace) -> dict:
+    """The carried sitting options given on this command line; with --resume, the previous
+    sitting's values fill in those left out (so a resumed bf16 run stays bf16)."""
+    from ..pretrain import CARRIED_OPTIONS, previous_sitting_options
+
+    given = {name: getattr(args, name) for name in CARRIED_OPTIONS if getattr(args, name) is not None}
+    if not args.resume:
+        return given
+    previous = previous_sitting_options(Path(args.out))
+    carried = {name: value for name, value in previous.items() if name in CARRIED_OPTIONS and name not in given}
+    if carried:
+        flags = " ".join(f"--{name.replace('_', '-')} {value}" for name, value in carried.items() if value is not None)
+        logger.info("resuming with the previous sitting's %s (give an option again to change it)", flags)
+    return {**carried, **given}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,10 +136,7 @@ def run(args: argparse.Namespace) -> int:
             config = PretrainConfig(**given)
         sitting = Sitting(
             out=Path(args.out), resume=args.resume, minutes=args.minutes, stop_after=args.stop_after, device=args.device,
-            precision=args.precision, threads=args.threads, eval_every=args.eval_every, save_every=args.save_every,
-            eval_gold=args.eval_gold, eval_gold_limit=args.eval_gold_limit, keep_checkpoints=args.keep_checkpoints,
-            discover_heads=args.discover_heads,
-            progress=not args.quiet,
+            discover_heads=args.discover_heads, progress=not args.quiet, **_sitting_options(args),
         )
         pretrain(config, sitting)
     except (ValueError, FileNotFoundError, FloatingPointError) as err:
