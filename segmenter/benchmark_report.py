@@ -91,6 +91,20 @@ def write_json(result: BenchResult, machine: dict, path: str | Path) -> None:
     Path(path).write_text(json.dumps(to_json(result, machine), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
+def read_json(path: str | Path) -> tuple[BenchResult, dict]:
+    """A run written by write_json, back as (result, machine): to render its table or plot again
+    (after a change to this module) without running the systems again."""
+    from .benchmark_systems import BenchConfig
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    systems = list(dict.fromkeys((r["system"], r["setting"]) for r in data["records"]))
+    config = BenchConfig(gold=[c["gold"] for c in data["corpora"]], lexicons=[c["lexicon"] for c in data["corpora"]],
+                         systems=systems, command=data["command"], **data["settings"])
+    result = BenchResult(config, records=data["records"], skipped=data["skipped"], corpora=data["corpora"],
+                         seconds=data["seconds"])
+    return result, data["machine"]
+
+
 def _fixed(value, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
@@ -134,9 +148,13 @@ def to_markdown(result: BenchResult, machine: dict) -> str:
                 f"| {r['label']} | {_fixed(r['P'])} | {_fixed(r['R'])} | **{_fixed(r['F1'])}** | {_fixed(r['oov_rate'])} "
                 f"| {_fixed(r['oov_recall'])} | {_fixed(r['iv_recall'])} | {_count(r['chars_per_s'])} | {_count(r['peak_mb'])} |"
             )
-    abouts = dict.fromkeys((r["label"], r["about"]) for r in result.records)
+    # One line per (system, description), grouped by system in table order: a setting whose
+    # description depends on the corpus (calibrated: which dev file) lists each under its name.
+    abouts: dict[str, dict[str, None]] = {}
+    for r in result.records:
+        abouts.setdefault(r["label"], {})[r["about"]] = None
     if abouts:
-        lines += ["", "Systems:"] + [f"- `{name}`: {about}" for name, about in abouts]
+        lines += ["", "Systems:"] + [f"- `{name}`: {about}" for name, texts in abouts.items() for about in texts]
     if result.skipped:
         lines += ["", "Not run:"]
         for s in result.skipped:

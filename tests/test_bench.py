@@ -11,7 +11,7 @@ import pytest
 
 from segmenter import benchmark
 from segmenter.benchmark import BenchConfig, BenchmarkError, System, parse_systems, run_benchmark
-from segmenter.benchmark_report import machine_info, plot, to_markdown
+from segmenter.benchmark_report import machine_info, plot, read_json, to_markdown, write_json
 from segmenter.cli import main
 
 from conftest import GOLD, REPO, require_shared
@@ -72,6 +72,19 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     assert machine["cpu"] in markdown and "jieba 0.42" in markdown
     assert "| system | P | R | F1 | OOV rate | OOV recall | IV recall | chars/s | peak MiB |" in markdown
     assert markdown.count("\n| segmenter:") == 4 and "OOV against `toy_training_words.txt`" in markdown
+    # A finished run renders again from its JSON (`segmenter bench --from-json`) to the same table.
+    write_json(result, machine, tmp_path / "run.json")
+    again, again_machine = read_json(tmp_path / "run.json")
+    assert to_markdown(again, again_machine) == markdown
+    assert main(["bench", "--from-json", str(tmp_path / "run.json"), "--markdown", str(tmp_path / "again.md"), "-q"]) == 0
+    assert (tmp_path / "again.md").read_text(encoding="utf-8") == markdown
+    # A description that depends on the corpus (calibrated: which dev file) is listed under its
+    # system's name, not after every other system.
+    again.corpora.append({**again.corpora[0], "name": "toy2"})
+    again.records += [{**r, "corpus": "toy2", "about": r["about"] + " (toy2)"} for r in again.records]
+    systems_part = to_markdown(again, again_machine).split("Systems:")[1].split("Not run:")[0]
+    listed = [line.split("`")[1] for line in systems_part.splitlines() if line.startswith("- `")]
+    assert len(listed) == 2 * len(result.records) and listed == sorted(listed, key=listed.index)
     pytest.importorskip("matplotlib")
     plot(result, tmp_path / "plot.png")
     assert (tmp_path / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -108,6 +121,12 @@ def test_cli_errors_are_plain(gold_file, capsys):
     assert "give one per gold file" in capsys.readouterr().err
     assert main(["bench", "--gold", str(gold_file), "--model", str(gold_file.parent / "nomodel"), "--systems", "segmenter"]) == 2
     assert "segmenter cannot load its model" in capsys.readouterr().err
+    assert main(["bench"]) == 2
+    assert "--gold is required" in capsys.readouterr().err
+    assert main(["bench", "--from-json", "missing.json"]) == 2
+    assert "--from-json missing.json: no such file" in capsys.readouterr().err
+    assert main(["bench", "--from-json", str(gold_file)]) == 2
+    assert "not a benchmark JSON" in capsys.readouterr().err
 
 
 def test_cli_smoke_on_pku_test(tiny_model_dir, tmp_path):

@@ -18,8 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..benchmark_systems import DEFAULT_SYSTEMS, SYSTEMS
 
     known = "; ".join(f"{name} ({', '.join(s.settings)})" if len(s.settings) > 1 else name for name, s in SYSTEMS.items())
-    parser.add_argument("--gold", nargs="+", required=True, metavar="FILE",
-                        help="gold files: one sentence a line, words separated by spaces")
+    parser.add_argument("--gold", nargs="+", metavar="FILE",
+                        help="gold files: one sentence a line, words separated by spaces (required unless --from-json)")
     parser.add_argument("--lexicon", nargs="+", metavar="FILE",
                         help="the training word list of each gold file, in order ('none': no OOV figures for it); "
                              "default: ../lexicon/PREFIX_training_words.txt beside a gold folder, when there is one")
@@ -38,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="OUT.png", help="plot F1 against characters/second, a panel per corpus")
     parser.add_argument("--in-process", action="store_true",
                         help="run every system in this process: quicker to start, but no peak memory figures")
+    parser.add_argument("--from-json", metavar="RUN.json",
+                        help="run nothing: write --markdown/--plot again from a run's --json (its command and machine kept)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or per-run lines")
 
 
@@ -72,7 +74,14 @@ def _lexicons(args: argparse.Namespace) -> list[str | None]:
 
 def _check(args: argparse.Namespace) -> None:
     """Everything that can fail before a long run, checked before it."""
-    for path in args.gold:
+    if args.from_json:
+        if args.gold or args.json:
+            raise CLIError("--from-json renders a finished run: give it without --gold or --json")
+        if not os.path.isfile(args.from_json):
+            raise CLIError(f"--from-json {args.from_json}: no such file")
+    elif not args.gold:
+        raise CLIError("--gold is required: the gold files to score (or --from-json RUN.json to render a run again)")
+    for path in args.gold or []:
         if not os.path.isfile(path):
             raise CLIError(f"--gold {path}: {'a directory' if os.path.isdir(path) else 'no such file'}")
     for name in ("limit", "threads", "batch_size"):
@@ -91,9 +100,16 @@ def _check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..benchmark import BenchConfig, BenchmarkError, parse_systems, run_benchmark
-    from ..benchmark_report import machine_info, plot, to_markdown, write_json
+    from ..benchmark_report import machine_info, read_json, write_json
 
     _check(args)
+    if args.from_json:
+        try:
+            result, machine = read_json(args.from_json)
+        except (ValueError, KeyError, TypeError) as err:
+            raise CLIError(f"--from-json {args.from_json}: not a benchmark JSON ({type(err).__name__}: {err})") from None
+        _write_reports(args, result, machine)
+        return 0
     try:
         config = BenchConfig(
             gold=list(args.gold), lexicons=_lexicons(args), systems=parse_systems(args.systems), limit=args.limit,
@@ -109,10 +125,17 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"no system ran ({reasons})")
 
     machine = machine_info(result)
-    markdown = to_markdown(result, machine)
     if args.json:
         write_json(result, machine, args.json)
         logger.info("wrote %s", args.json)
+    _write_reports(args, result, machine)
+    return 0
+
+
+def _write_reports(args: argparse.Namespace, result, machine: dict) -> None:
+    from ..benchmark_report import plot, to_markdown
+
+    markdown = to_markdown(result, machine)
     if args.plot:
         plot(result, args.plot)
         logger.info("wrote %s", args.plot)
@@ -121,4 +144,3 @@ def run(args: argparse.Namespace) -> int:
         logger.info("wrote %s", args.markdown)
     else:
         sys.stdout.write(markdown)
-    return 0
