@@ -4,6 +4,7 @@
 # outputs are byte-identical.
 #
 #   bash benchmarks/parallel.sh [CHARS] [MODEL]     # default: 50000 characters, the embedded model
+# (`python` is the one segmenter is installed in: activate its environment first)
 #
 # The input is the first CHARS characters (whole lines) of ../shared/corpora/raw/pretrain_raw.txt.
 set -euo pipefail
@@ -38,8 +39,8 @@ timed() {  # timed LABEL COMMAND...: run it, print chars/s
 }
 
 # shellcheck disable=SC2086  # $model is empty or two words
-timed "--workers 1" segmenter "$work/in.txt" -o "$work/w1.txt" --workers 1 -q $model
-timed "--workers 2" segmenter "$work/in.txt" -o "$work/w2.txt" --workers 2 -q $model
-timed "ray, local (2 actors x 0.5 CPU)" segmenter ray "$work/in.txt" "$work/ray" --local-cpus 2 --actors 2 \
+timed "--workers 1" python -m segmenter "$work/in.txt" -o "$work/w1.txt" --workers 1 -q $model
+timed "--workers 2" python -m segmenter "$work/in.txt" -o "$work/w2.txt" --workers 2 -q $model
+timed "ray, local (2 actors x 0.5 CPU)" python -m segmenter ray "$work/in.txt" "$work/ray" --local-cpus 2 --actors 2 \
     --cpus-per-actor 0.5 -q $model 2>/dev/null
 cmp "$work/w1.txt" "$work/w2.txt" && cmp "$work/w1.txt" "$work/ray/in.txt" && echo "outputs: byte-identical"
