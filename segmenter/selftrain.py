@@ -115,11 +115,11 @@ def label_chunks(reader: HeadReader, texts: list[str], folder: Path, config: Sel
         path = folder / f"{start:06d}.npz"
         part = [TextPlan(t) for t in texts[start : start + CHUNK]]
         if path.exists():
-            cached = np.load(path)
-            sizes = np.diff(cached["offsets"])
+            stored = np.load(path)
+            sizes = np.diff(stored["offsets"])
             if len(sizes) == len(part) and all(len(p.junctions) == n for p, n in zip(part, sizes)):
-                for p, lo, hi in zip(part, cached["offsets"][:-1], cached["offsets"][1:]):
-                    p.scores = cached["scores"][:, lo:hi].astype(np.float32)
+                for p, lo, hi in zip(part, stored["offsets"][:-1], stored["offsets"][1:]):
+                    p.scores = stored["scores"][:, lo:hi].astype(np.float32)
                 plans += part
                 cached += 1
                 progress and progress.update(1)

@@ -88,6 +88,26 @@ def test_selftrain_resumes_finished_rounds(selftrained):
     assert (out / "curve.jsonl").read_text() == before
 
 
+def test_label_chunks_resume_from_their_cache(tmp_path):
+    """An interrupted round re-reads the chunks already labelled instead of recomputing them."""
+    import torch
+
+    from segmenter.encoder import HeadReader
+    from segmenter.model import load_encoder
+    from segmenter.selftrain import CHUNK, label_chunks
+
+    model, vocab, _ = load_encoder(make_tiny_model(tmp_path / "m", seed=2), 2, torch.device("cpu"))
+    reader = HeadReader(model, vocab, [(0, 0), (1, 1)], torch.device("cpu"))
+    texts = write_raw(tmp_path / "raw.txt", lines=CHUNK + 20).read_text(encoding="utf-8").splitlines()
+    config = SelftrainConfig(model="m", raw=[], out=str(tmp_path / "out"))
+    first, cached = label_chunks(reader, texts, tmp_path / "labels", config)
+    assert cached == 0 and len(first) == len(texts)
+    again, cached = label_chunks(reader, texts, tmp_path / "labels", config)
+    assert cached == 2  # both chunks (CHUNK lines, then 20) came from disk
+    for a, b in zip(first, again):  # stored as float16: equal to that precision
+        np.testing.assert_allclose(a.scores, b.scores, rtol=1e-3, atol=1e-3)
+
+
 def test_cli_rejects_missing_files(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "segmenter", "selftrain", "--model", str(tmp_path), "--raw", str(tmp_path / "none.txt"), "--out", str(tmp_path / "o")],
