@@ -36,8 +36,9 @@ def __getattr__(name: str):
 @lru_cache(maxsize=1)
 def default_segmenter() -> "Segmenter":
     """The embedded model, loaded once on first use (like jieba's default Tokenizer)."""
-    segmenter_class = globals().get("Segmenter") or __getattr__("Segmenter")
-    return segmenter_class()
+    from .segmenter import Segmenter
+
+    return Segmenter()
 
 
 def segment(text: str, granularity=None) -> list[str]:

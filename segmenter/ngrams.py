@@ -156,19 +156,22 @@ class BranchingEntropy:
     def _variation_moments(self) -> dict[int, tuple[float, float, float, float]]:
         """Mean and std over the n-gram types of each length of the variations of branching
         entropy: dH_r(x) = H_r(x) - H_r(x minus its last char), dH_l likewise on the left."""
-        if getattr(self, "_vbe", None) is None:
+        if self._vbe is None:
             keys1, counts1, _, _ = self.tables[1]
             p = counts1 / counts1.sum()
             self._h0 = float(-(p * np.log(p)).sum())  # the "empty string" entropy: any character
             self._vbe = {}
-            for n, (keys, counts, right, left) in self.tables.items():
-                if n == 1:
-                    d_right, d_left = right - self._h0, left - self._h0
-                else:
-                    d_right = right - self._table_entropy(n - 1, keys // self.base, 0)
-                    d_left = left - self._table_entropy(n - 1, keys % self.base ** (n - 1), 1)
+            for n, (keys, _, right, left) in self.tables.items():
+                d_right, d_left = self._variations(n, right, left, keys // self.base, keys % self.base ** (n - 1))
                 self._vbe[n] = (d_right.mean(), d_right.std() + 1e-6, d_left.mean(), d_left.std() + 1e-6)
         return self._vbe
+
+    def _variations(self, n: int, right: np.ndarray, left: np.ndarray, prefix: np.ndarray, suffix: np.ndarray):
+        """(dH_r, dH_l) of n-grams with entropies right/left, whose (n-1)-gram codes without the
+        last / first character are prefix / suffix (unused for n = 1: the empty string's)."""
+        if n == 1:
+            return right - self._h0, left - self._h0
+        return right - self._table_entropy(n - 1, prefix, 0), left - self._table_entropy(n - 1, suffix, 1)
 
     def _table_entropy(self, n: int, codes: np.ndarray, side: int) -> np.ndarray:
         keys, _, right, left = self.tables[n]
@@ -187,13 +190,11 @@ class BranchingEntropy:
             codes, valid = self._ngram_codes(ids, n, self.base)
             right = self._table_entropy(n, codes, 0)
             left = self._table_entropy(n, codes, 1)
-            if n == 1:
-                d_right, d_left = right - self._h0, left - self._h0
-            else:
+            prefix = suffix = None
+            if n > 1:
                 prefix, _ = self._ngram_codes(ids[:-1], n - 1, self.base)  # x minus its last char
                 suffix, _ = self._ngram_codes(ids[1:], n - 1, self.base)  # x minus its first char
-                d_right = right - self._table_entropy(n - 1, prefix, 0)
-                d_left = left - self._table_entropy(n - 1, suffix, 1)
+            d_right, d_left = self._variations(n, right, left, prefix, suffix)
             m_r, s_r, m_l, s_l = moments[n]
             value = (d_right - m_r) / s_r + (d_left - m_l) / s_l
             out[: len(codes), n - 1] = np.where(valid, value, np.nan)

@@ -228,10 +228,9 @@ def run_round(config, round_number, folder, entropy, teacher_folder, teacher_hea
     }
     if dev is not None:
         dev_table, dev_labels = gold_table(model, vocab, heads, dev, entropy, config)
-        z = teacher.logits(dev_table)
-        if decode:
-            z = np.where(_decoded(dev_table, z, entropy, config), 1.0, -1.0)
-        metrics["teacher_dev"] = {"auc": auc(teacher.logits(dev_table), dev_labels), "f1": word_f1(JunctionSample(None, None, heads, dev_table.plans), z, dev, 0.0)}
+        dev_logits = teacher.logits(dev_table)
+        z = np.where(_decoded(dev_table, dev_logits, entropy, config), 1.0, -1.0) if decode else dev_logits
+        metrics["teacher_dev"] = {"auc": auc(dev_logits, dev_labels), "f1": word_f1(JunctionSample(None, None, heads, dev_table.plans), z, dev, 0.0)}
     del model, reader
     if decode:  # every junction gets the decoded label: the decoding is the teacher's best guess
         decided = _decoded(table, logits, entropy, config)

@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from ..lines import UndecodableLine, iter_lines
-
+from ..lines import UndecodableLine, iter_lines, read_file_lines
 from . import CLIError
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files (default: stdin; '-' is stdin)")
@@ -46,11 +46,7 @@ def read_lines(path: str, errors: str) -> Iterator[str]:
     """Lines of a file (or stdin for '-'), as segmenter.lines reads them; errors as CLIError."""
     name = "<stdin>" if path == "-" else path
     try:
-        if path == "-":
-            yield from iter_lines(sys.stdin.buffer, name, errors)
-        else:
-            with open(path, "rb") as stream:
-                yield from iter_lines(stream, name, errors)
+        yield from iter_lines(sys.stdin.buffer, name, errors) if path == "-" else read_file_lines(path, errors)
     except UndecodableLine as err:
         raise CLIError(f"{err}; convert the file to UTF-8 or pass --encoding-errors replace") from None
     except IsADirectoryError:
