@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from segmenter.corpus import read_gold
-from segmenter.instrument import gold_junctions, head_table, word_f1
+from segmenter.train.head_measures import gold_junctions, head_table, word_f1
 from segmenter.model import load_encoder, read_profile, resolve_model_folder
 
 

@@ -2,7 +2,7 @@
 
     python benchmarks/run.py --gold ../shared/corpora/gold/pku_test.txt --limit 50
 
-The same as `segmenter bench` (segmenter/cli/bench.py, segmenter/benchmark.py); see README.md here.
+The same as `segmenter bench` (segmenter/cli/bench.py, segmenter/bench/runner.py); see README.md here.
 """
 import argparse
 import logging

@@ -13,7 +13,7 @@ from .errors import ModelLoadError
 from .profile import HeadProfile
 
 if TYPE_CHECKING:
-    from .segmenter import Segmenter
+    from .api import Segmenter
 
 __version__ = "0.1.0"
 __all__ = [
@@ -26,7 +26,7 @@ def __getattr__(name: str):
     """`Segmenter` is imported on first use: importing segmenter (or running `segmenter --help`)
     does not pay for torch and transformers."""
     if name == "Segmenter":
-        from .segmenter import Segmenter
+        from .api import Segmenter
 
         globals()["Segmenter"] = Segmenter
         return Segmenter
@@ -36,7 +36,7 @@ def __getattr__(name: str):
 @lru_cache(maxsize=1)
 def default_segmenter() -> "Segmenter":
     """The embedded model, loaded once on first use (like jieba's default Tokenizer)."""
-    from .segmenter import Segmenter
+    from .api import Segmenter
 
     return Segmenter()
 

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from .encoder import HeadReader, progress_enabled
+from .reader import HeadReader, progress_enabled
 from .text import HAN_CLASS, make_windows, split_runs
 
 _HAN_SPAN = re.compile(f"[{HAN_CLASS}]+")

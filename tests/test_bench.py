@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from segmenter import benchmark
-from segmenter.benchmark import BenchConfig, BenchmarkError, System, parse_systems, run_benchmark
-from segmenter.benchmark_report import machine_info, plot, read_json, to_markdown, write_json
+from segmenter.bench import runner as benchmark
+from segmenter.bench.runner import BenchConfig, BenchmarkError, System, parse_systems, run_benchmark
+from segmenter.bench.report import machine_info, plot, read_json, to_markdown, write_json
 from segmenter.cli import main
 
 from conftest import GOLD, REPO, require_shared

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from segmenter.convert_e5 import QK, convert_e5, dequantize_q4_0, keep_piece, read_e5_file
+from segmenter.train.convert_e5 import QK, convert_e5, dequantize_q4_0, keep_piece, read_e5_file
 
 
 def quantize_q4_0(values: np.ndarray) -> bytes:

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from segmenter.corpus import read_gold
-from segmenter.evaluation import Counts, count_sentence, read_lexicon, score, word_spans
+from segmenter.bench.evaluation import Counts, count_sentence, read_lexicon, score, word_spans
 
 from conftest import GOLD, LEXICON, require_shared
 

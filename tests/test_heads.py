@@ -7,8 +7,8 @@ import pytest
 from segmenter import Segmenter
 from segmenter.corpus import boundary_labels
 from segmenter.dictionary import UserDictionary
-from segmenter.heads import calibrate, discover_signature, discover_unsupervised, oracle
-from segmenter.instrument import JunctionSample, all_heads, gold_junctions, head_table
+from segmenter.train.head_discovery import calibrate, discover_signature, discover_unsupervised, oracle
+from segmenter.train.head_measures import JunctionSample, all_heads, gold_junctions, head_table
 from segmenter.model import load_encoder
 from segmenter.profile import GRANULARITY_NAMES
 

@@ -7,7 +7,7 @@ import pytest
 
 from segmenter import ModelLoadError
 from segmenter.lines import join_words, read_file_lines, split_lines
-from segmenter.parallel import WorkerSpec, segment_lines, threads_per_worker
+from segmenter.scale.workers import WorkerSpec, segment_lines, threads_per_worker
 
 # Lines with everything that changes the windows: long Han runs (several windows at window=30),
 # empty lines, spaces only, Latin and digits, punctuation, a line longer than a chunk of text.

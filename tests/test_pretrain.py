@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from segmenter import pretrain_data as data
-from segmenter.pretrain import PretrainConfig, Sitting, pretrain, resume_config
+from segmenter.train import pretrain_data as data
+from segmenter.train.pretrain import PretrainConfig, Sitting, pretrain, resume_config
 from segmenter.vocab import SPECIAL_TOKENS
 
 from conftest import REPO, TINY_CHARS
@@ -98,7 +98,7 @@ def test_masking_rate_and_positions(span_mean):
 
 
 def test_masked_only_logits_equal_full_logits(corpus_files):
-    from segmenter.pretrain_model import MaskedLM, bert_config, new_encoder
+    from segmenter.train.pretrain_model import MaskedLM, bert_config, new_encoder
 
     config = _config(corpus_files[0])
     corpus = data.Corpus(config)
@@ -157,7 +157,7 @@ def test_output_folder_is_a_segmenter_model(corpus_files, tmp_path):
 
 
 def test_interrupted_run_leaves_a_model_and_resumes(corpus_files, tmp_path, monkeypatch):
-    from segmenter import pretrain as module
+    from segmenter.train import pretrain as module
 
     original = module.Trainer.train_step
 
@@ -205,7 +205,7 @@ def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
     assert last["precision"] == "bfloat16" and last["options"]["eval_every"] == 2
     assert last["options"]["keep_checkpoints"] == 1 and len(list((out / "checkpoints").glob("step_*"))) == 1
     assert json.loads((out / "learning_curve.jsonl").read_text().splitlines()[-1])["step"] == 5
-    # Without dev gold, unsupervised discovery (segmenter.heads) writes the profile, or says why not.
+    # Without dev gold, unsupervised discovery (segmenter.train.head_discovery) writes the profile, or says why not.
     assert (out / "segmenter_heads.json").is_file() or "head discovery failed" in done.stderr
 
     assert "no such file" in _cli("--corpus", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "a")).stderr

@@ -16,7 +16,7 @@ pytest.importorskip("ray.data", reason='Ray Data is not installed: pip install "
 
 from segmenter import ModelLoadError, Segmenter  # noqa: E402
 from segmenter.lines import join_words  # noqa: E402
-from segmenter.ray import (  # noqa: E402
+from segmenter.scale.ray import (  # noqa: E402
     SegmentBatch, _OrderedWriter, _split_file_batch, check_model, expand_inputs, output_paths, plan_actors, run_job,
 )
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from segmenter import Segmenter
-from segmenter.calibration import fit_logistic, fit_mixture
-from segmenter.ngrams import BranchingEntropy
-from segmenter.selftrain import SelftrainConfig, sample_lines, selftrain
+from segmenter.train.calibration import fit_logistic, fit_mixture
+from segmenter.train.ngrams import BranchingEntropy
+from segmenter.train.selftrain import SelftrainConfig, sample_lines, selftrain
 
 from conftest import TINY_CHARS, make_tiny_model
 
@@ -92,9 +92,9 @@ def test_label_chunks_resume_from_their_cache(tmp_path):
     """An interrupted round re-reads the chunks already labelled instead of recomputing them."""
     import torch
 
-    from segmenter.encoder import HeadReader
+    from segmenter.reader import HeadReader
     from segmenter.model import load_encoder
-    from segmenter.selftrain import CHUNK, label_chunks
+    from segmenter.train.selftrain import CHUNK, label_chunks
 
     model, vocab, _ = load_encoder(make_tiny_model(tmp_path / "m", seed=2), 2, torch.device("cpu"))
     reader = HeadReader(model, vocab, [(0, 0), (1, 1)], torch.device("cpu"))
@@ -118,7 +118,7 @@ def test_cli_rejects_missing_files(tmp_path):
 
 def test_autonomy_and_word_decoding():
     from segmenter.junctions import TextPlan
-    from segmenter.teacher import decode_words
+    from segmenter.train.teacher import decode_words
 
     lines = ["".join(np.random.default_rng(i).choice(WORDS, size=8)) for i in range(300)]
     entropy = BranchingEntropy.from_texts(lines, max_n=3)

@@ -15,7 +15,7 @@ logger = logging.getLogger("segmenter.benchmark")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..benchmark_systems import DEFAULT_SYSTEMS, SYSTEMS
+    from ..bench.systems import DEFAULT_SYSTEMS, SYSTEMS
 
     known = "; ".join(f"{name} ({', '.join(s.settings)})" if len(s.settings) > 1 else name for name, s in SYSTEMS.items())
     parser.add_argument("--gold", nargs="+", metavar="FILE",
@@ -59,7 +59,7 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def _lexicons(args: argparse.Namespace) -> list[str | None]:
-    from ..benchmark import default_lexicon
+    from ..bench.runner import default_lexicon
 
     if args.lexicon is None:
         return [str(p) if (p := default_lexicon(g)) else None for g in args.gold]
@@ -99,8 +99,8 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..benchmark import BenchConfig, BenchmarkError, parse_systems, run_benchmark
-    from ..benchmark_report import machine_info, read_json, write_json
+    from ..bench.runner import BenchConfig, BenchmarkError, parse_systems, run_benchmark
+    from ..bench.report import machine_info, read_json, write_json
 
     _check(args)
     if args.from_json:
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_reports(args: argparse.Namespace, result, machine: dict) -> None:
-    from ..benchmark_report import plot, to_markdown
+    from ..bench.report import plot, to_markdown
 
     markdown = to_markdown(result, machine)
     if args.plot:

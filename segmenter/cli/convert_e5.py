@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..convert_e5 import convert_e5
+    from ..train.convert_e5 import convert_e5
 
     if args.layers is not None and args.layers < 1:
         raise CLIError(f"--layers must be at least 1, got {args.layers}")

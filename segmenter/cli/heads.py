@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _segmenter(model, profile=None):
     from ..model import ModelLoadError
-    from ..segmenter import Segmenter
+    from ..api import Segmenter
 
     try:
         return Segmenter(model, profile=profile)
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.show:
         if not args.png:
             raise CLIError("--show needs --png FILE")
-        from ..visualize import draw_heads
+        from ..bench.head_picture import draw_heads
 
         try:
             print(f"wrote {draw_heads(_segmenter(args.model), args.show, args.png, args.font)}")
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _make_profile(model, vocab, raw, calibration, args):
-    from ..heads import calibrate, discover_unsupervised
+    from ..train.head_discovery import calibrate, discover_unsupervised
 
     if calibration:
         return calibrate(model, vocab, calibration, f"calibrated on {Path(args.gold).name} ({len(calibration)} sentences)", args.max_heads)
@@ -94,14 +94,14 @@ def _make_profile(model, vocab, raw, calibration, args):
 
 
 def _f1(model, vocab, profile, sentences) -> float:
-    from ..instrument import gold_junctions, word_f1
+    from ..train.head_measures import gold_junctions, word_f1
 
     sample = gold_junctions(model, vocab, sentences, heads=profile.heads)
     return word_f1(sample, profile.combine(sample.scores), sentences, profile.threshold())
 
 
 def _report(model, vocab, gold) -> int:
-    from ..instrument import gold_junctions, head_table
+    from ..train.head_measures import gold_junctions, head_table
 
     rows = head_table(gold_junctions(model, vocab, gold))
     print(f"{'layer':>5} {'head':>4} {'AUC':>6} {'F1(s>0)':>8} {'cut rate':>8}")

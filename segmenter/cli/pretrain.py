@@ -97,7 +97,7 @@ def _given_config(args: argparse.Namespace) -> dict:
 def _sitting_options(args: argparse.Namespace) -> dict:
     """The carried sitting options given on this command line; with --resume, the previous
     sitting's values fill in those left out (so a resumed bf16 run stays bf16)."""
-    from ..pretrain import CARRIED_OPTIONS, previous_sitting_options
+    from ..train.pretrain import CARRIED_OPTIONS, previous_sitting_options
 
     given = {name: getattr(args, name) for name in CARRIED_OPTIONS if getattr(args, name) is not None}
     if not args.resume:
@@ -111,7 +111,7 @@ def _sitting_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..pretrain import PretrainConfig, Sitting, pretrain, resume_config
+    from ..train.pretrain import PretrainConfig, Sitting, pretrain, resume_config
 
     for path in args.corpus or []:
         if not Path(path).is_file():

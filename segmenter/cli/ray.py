@@ -44,13 +44,13 @@ def run(args: argparse.Namespace) -> int:
     from .segment import parse_granularity
 
     try:
-        from ..ray import require_ray
+        from ..scale.ray import require_ray
 
         require_ray()
     except ImportError as err:
         raise CLIError(str(err)) from None
     from ..model import ModelLoadError
-    from ..ray import check_model, run_job, user_error
+    from ..scale.ray import check_model, run_job, user_error
 
     try:
         check_model(args.model, parse_granularity(args.granularity))

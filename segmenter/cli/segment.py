@@ -122,14 +122,14 @@ def silence_stdout() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Every line of every file through segmenter.parallel.segment_lines: in this process, or
+    """Every line of every file through segmenter.scale.workers.segment_lines: in this process, or
     in N worker processes with --workers N (the same output either way, in input order)."""
     from concurrent.futures.process import BrokenProcessPool
 
     from ..lines import join_words
     from ..model import ModelLoadError, resolve_model_folder
-    from ..parallel import WorkerSpec, segment_lines
-    from ..segmenter import resolve_device
+    from ..scale.workers import WorkerSpec, segment_lines
+    from ..api import resolve_device
 
     files = args.files or ["-"]
     for path in files:  # fail before loading the model when an input is missing

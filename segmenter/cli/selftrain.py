@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from ..selftrain import SelftrainConfig, selftrain
+    from ..train.selftrain import SelftrainConfig, selftrain
 
     for path in args.raw + [p for p in (args.dev, args.calibrate) if p]:
         if not Path(path).is_file():

@@ -19,7 +19,7 @@ import torch
 
 from . import pretrain_io as io
 from .pretrain_data import padded_length
-from .vocab import SPECIAL_TOKENS
+from ..vocab import SPECIAL_TOKENS
 
 logger = logging.getLogger(__name__)
 

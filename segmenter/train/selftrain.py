@@ -34,16 +34,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .corpus import iter_raw_lines, read_gold
-from .encoder import HeadReader
-from .instrument import JunctionSample, all_heads, auc, gold_junctions, word_f1
-from .junctions import TextPlan, read_junction_scores
-from .model import load_encoder
+from ..corpus import iter_raw_lines, read_gold
+from ..reader import HeadReader
+from .head_measures import JunctionSample, all_heads, auc, gold_junctions, word_f1
+from ..junctions import TextPlan, read_junction_scores
+from ..model import load_encoder
 from .ngrams import BranchingEntropy
-from .profile import HeadProfile
+from ..profile import HeadProfile
 from .student import load_student, make_examples, train_boundary_head
 from .teacher import JunctionTable, Teacher, confident_targets, decode_words, fit_calibrated, fit_unsupervised
-from .vocab import CharVocab
+from ..vocab import CharVocab
 
 logger = logging.getLogger(__name__)
 CHUNK = 500  # lines per label file

@@ -52,8 +52,8 @@ from .pretrain_model import (
     resolve_precision,
     to_device,
 )
-from .profile import HeadProfile
-from .vocab import CharVocab
+from ..profile import HeadProfile
+from ..vocab import CharVocab
 
 logger = logging.getLogger(__name__)
 LOG_EVERY = 10  # steps between progress-bar updates (each one syncs the GPU once)
@@ -65,7 +65,7 @@ class Trainer:
     """One sitting of a run: set up (fresh or resumed), take steps, evaluate, checkpoint."""
 
     def __init__(self, config: PretrainConfig, sitting: Sitting):
-        from .segmenter import resolve_device
+        from ..api import resolve_device
 
         self.started = time.time()
         config = replace(config, corpus=[str(Path(p).resolve()) for p in config.corpus])
@@ -140,7 +140,7 @@ class Trainer:
     def _read_gold(self) -> list[list[str]]:
         if not self.sitting.eval_gold:
             return []
-        from .corpus import read_gold
+        from ..corpus import read_gold
 
         gold = Path(self.sitting.eval_gold).resolve()
         if str(gold) in self.config.corpus:
@@ -304,16 +304,16 @@ class Trainer:
         return self.out
 
     def discover_profile(self) -> None:
-        """No dev gold: find the boundary heads without supervision (segmenter.heads) on raw
+        """No dev gold: find the boundary heads without supervision (segmenter.train.head_discovery) on raw
         corpus lines, read from the saved folder exactly as `segmenter heads --raw` would, and
         write the profile to OUT and to the latest checkpoint."""
         hint = f"`segmenter heads --model {self.out} --raw FILE` will create it"
         if not self.sitting.discover_heads:
             logger.info("no head profile yet (no --eval-gold): %s", hint)
             return
-        from .corpus import iter_raw_lines
-        from .heads import discover_unsupervised
-        from .model import load_encoder
+        from ..corpus import iter_raw_lines
+        from .head_discovery import discover_unsupervised
+        from ..model import load_encoder
 
         started = time.time()
         texts = [line for _, line in zip(range(DISCOVERY_LINES), iter_raw_lines(self.config.corpus))]

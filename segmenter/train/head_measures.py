@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .corpus import boundary_labels
-from .encoder import HeadReader
-from .junctions import TextPlan, read_junction_scores
-from .vocab import CharVocab
+from ..corpus import boundary_labels
+from ..reader import HeadReader
+from ..junctions import TextPlan, read_junction_scores
+from ..vocab import CharVocab
 
 
 def auc(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -101,7 +101,7 @@ def head_table(sample: JunctionSample) -> list[dict]:
 def segment_sample(sample: JunctionSample, combined: np.ndarray, threshold: float = 0.0) -> list[list[str]]:
     """Words of every text of the sample, cutting junctions whose combined score > threshold.
     `combined` holds one score per junction of the sample, in sample order."""
-    from .junctions import split_words, word_ends
+    from ..junctions import split_words, word_ends
 
     out, offset = [], 0
     for plan in sample.plans:
@@ -112,6 +112,6 @@ def segment_sample(sample: JunctionSample, combined: np.ndarray, threshold: floa
 
 
 def word_f1(sample: JunctionSample, combined: np.ndarray, gold: list[list[str]], threshold: float = 0.0) -> float:
-    from .evaluation import score
+    from ..bench.evaluation import score
 
     return score(gold, segment_sample(sample, combined, threshold)).F1

@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .profile import HeadProfile
+from ..profile import HeadProfile
 
 
 def bert_config(
@@ -206,7 +206,7 @@ def evaluate_mlm(model: MaskedLM, eval_batches: list, device, dtype) -> tuple[fl
 def evaluate_heads(encoder, vocab, sentences: list[list[str]]) -> list[dict]:
     """instrument.head_table rows (best AUC first) of every head on gold sentences, read the way
     Segmenter reads them: from an eager-attention copy (fused attention returns no weights)."""
-    from .instrument import gold_junctions, head_table
+    from .head_measures import gold_junctions, head_table
 
     config = encoder.config.__class__.from_dict(encoder.config.to_dict())
     reader = new_encoder(config, attention="eager")

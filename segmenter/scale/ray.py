@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .lines import join_words, split_lines
+from ..lines import join_words, split_lines
 
 logger = logging.getLogger(__name__)
 FORMATS = ("text", "jsonl")
@@ -93,7 +93,7 @@ class SegmentBatch:
         words_column: str = "words",
         delimiter: str | None = None,
     ):
-        from .parallel import WorkerSpec
+        from .workers import WorkerSpec
 
         if device == "auto":
             device = "cuda" if _assigned("GPU") > 0 else "cpu"
@@ -174,8 +174,8 @@ def read_lines(paths: list[str], errors: str = "strict"):
 def check_model(model: str | os.PathLike | None, granularity: str | float = "default") -> None:
     """Fail here, with the real message, rather than in every actor: the folder resolves, has
     config, weights and vocabulary, and a head profile. (Weights are loaded by the actors.)"""
-    from .model import ModelLoadError, check_folder, read_profile, resolve_model_folder
-    from .profile import granularity_value
+    from ..model import ModelLoadError, check_folder, read_profile, resolve_model_folder
+    from ..profile import granularity_value
 
     granularity_value(granularity)
     folder = resolve_model_folder(model)
@@ -340,7 +340,7 @@ def run_job(
 def user_error(err: BaseException) -> str | None:
     """The message of a ModelLoadError raised inside a Ray actor (Ray wraps it; its cause is
     the real one), or None for anything else."""
-    from .model import ModelLoadError
+    from ..model import ModelLoadError
 
     seen = set()
     while err is not None and id(err) not in seen:

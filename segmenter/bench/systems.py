@@ -89,7 +89,7 @@ def _version(distribution: str) -> str:
 # -- segmenter ------------------------------------------------------------------------------
 def _granularity_setting(granularity: str) -> Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]:
     def build(config: BenchConfig, corpus: CorpusRun):
-        from segmenter.segmenter import Segmenter
+        from segmenter.api import Segmenter
 
         seg = Segmenter(
             config.model, granularity=granularity, device=config.device,
@@ -116,9 +116,9 @@ def _dev_file(corpus: CorpusRun) -> Path:
 def _calibrated_setting(config: BenchConfig, corpus: CorpusRun):
     """A profile fitted on the first CALIBRATION_SENTENCES sentences of the corpus's dev file."""
     from segmenter.corpus import read_gold
-    from segmenter.heads import calibrate
+    from segmenter.train.head_discovery import calibrate
     from segmenter.model import load_encoder, resolve_model_folder
-    from segmenter.segmenter import Segmenter
+    from segmenter.api import Segmenter
 
     dev = _dev_file(corpus)
     folder = resolve_model_folder(config.model)
@@ -138,7 +138,7 @@ def _oracle_setting(config: BenchConfig, corpus: CorpusRun):
 
     from segmenter.corpus import boundary_labels
     from segmenter.junctions import split_words, word_ends
-    from segmenter.segmenter import Segmenter
+    from segmenter.api import Segmenter
 
     seg = Segmenter(config.model, device=config.device, batch_size=config.batch_size, num_threads=config.threads)
     gold = {"".join(words): boundary_labels(words)[1] for words in corpus.gold()}

@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .encoder import PAD_MULTIPLE, progress_enabled
-from .attention import AttentionReader
-from .model import _quiet_transformers, attention_implementation
-from .scores import boundary_scores
-from .text import make_windows
-from .vocab import CharVocab
+from ..reader import PAD_MULTIPLE, progress_enabled
+from ..attention import AttentionReader
+from ..model import _quiet_transformers, attention_implementation
+from ..scores import boundary_scores
+from ..text import make_windows
+from ..vocab import CharVocab
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import torch
 
-from .profile import PROFILE_FILE, HeadProfile
-from .vocab import CharVocab
+from ..profile import PROFILE_FILE, HeadProfile
+from ..vocab import CharVocab
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ MODEL_FILES = ("config.json", "model.safetensors", "vocab.txt", "tokenizer_confi
 
 def save_model_folder(folder: Path, encoder, vocab: CharVocab, profile: HeadProfile | None) -> None:
     """config.json + model.safetensors (BertModel, no pooler) + vocabulary (+ head profile)."""
-    from .model import _quiet_transformers  # no "Writing model shards" bar at every checkpoint
+    from ..model import _quiet_transformers  # no "Writing model shards" bar at every checkpoint
 
     folder.mkdir(parents=True, exist_ok=True)
     with _quiet_transformers():

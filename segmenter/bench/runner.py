@@ -24,10 +24,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import benchmark_systems
-from .corpus import read_gold
+from . import systems as benchmark_systems
+from ..corpus import read_gold
 from .evaluation import read_lexicon, score
-from .benchmark_systems import (
+from .systems import (
     DEFAULT_SYSTEMS, SEGMENTER_SETTINGS, SYSTEMS, BenchConfig, BenchmarkError, CorpusRun, System,
     label, parse_systems, segment_run,
 )
@@ -63,7 +63,7 @@ def run_isolated(system: str, setting: str, config: BenchConfig, corpus: CorpusR
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         env[name] = str(config.threads)
     # The worker must find this checkout's segmenter even when it is not installed.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory(prefix="segmenter-bench-") as tmp:
         spec_path, result_path = Path(tmp) / "spec.json", Path(tmp) / "result.json"
         spec = {"system": system, "setting": setting, "config": asdict(config), "corpus": asdict(corpus), "texts": texts}

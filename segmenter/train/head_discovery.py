@@ -22,11 +22,11 @@ import numpy as np
 import torch
 
 from .calibration import fit_logistic, fit_mixture
-from .encoder import HeadReader
-from .instrument import JunctionSample, all_heads, gold_junctions, segment_sample
-from .junctions import TextPlan, read_junction_scores
+from ..reader import HeadReader
+from .head_measures import JunctionSample, all_heads, gold_junctions, segment_sample
+from ..junctions import TextPlan, read_junction_scores
 from .ngrams import BranchingEntropy
-from .profile import HeadProfile
+from ..profile import HeadProfile
 
 # Boundary probability at granularity 0 (fine), 0.5 (default) and 1 (coarse).
 GRANULARITY_PROBABILITIES = (0.2, 0.5, 0.8)
@@ -35,7 +35,7 @@ GRANULARITY_PROBABILITIES = (0.2, 0.5, 0.8)
 def signature_share(model, vocab, texts: list[str], heads: list[tuple[int, int]], batch_size: int = 32) -> np.ndarray:
     """For each head, the share of character rows whose largest weight goes to the next
     character or to [SEP]: the boundary signature of the seed observation. (K,)"""
-    from .attention import AttentionReader
+    from ..attention import AttentionReader
 
     device = next(model.parameters()).device
     reader = AttentionReader(model, heads)

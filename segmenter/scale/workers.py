@@ -32,8 +32,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from .lines import chunked, read_file_lines
-from .profile import HeadProfile
+from ..lines import chunked, read_file_lines
+from ..profile import HeadProfile
 
 CHUNK_LINES = 512  # lines per task: enough to fill batches of windows, small enough to stream
 
@@ -74,7 +74,7 @@ class WorkerSpec:
         )
 
     def build(self):
-        from .segmenter import Segmenter
+        from ..api import Segmenter
 
         sizes = {k: v for k, v in (("window", self.window), ("overlap", self.overlap)) if v is not None}
         segmenter = Segmenter(
@@ -171,7 +171,7 @@ def segment_lines(
 
 
 def _segment_lines(lines, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress):
-    from .encoder import progress_enabled
+    from ..reader import progress_enabled
 
     progress = None
     if progress_enabled(show_progress):

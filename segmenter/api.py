@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from .dictionary import UserDictionary
-from .encoder import HeadReader
+from .reader import HeadReader
 from .junctions import TextPlan, read_junction_scores, word_ends
 from .model import ModelLoadError, load_encoder, read_profile, resolve_model_folder
 from .profile import PROFILE_FILE, HeadProfile, granularity_value
@@ -188,13 +188,13 @@ class Segmenter:
 
     def segment_lines(self, lines: Iterable[str], *, workers: int = 1, **options) -> Iterator[list[str]]:
         """Words of each line, streamed in input order; workers > 1: that many processes (parallel.py)."""
-        from .parallel import segment_lines
+        from .scale.workers import segment_lines
 
         return segment_lines(lines, segmenter=self, workers=workers, **options)
 
     def segment_files(self, paths, *, workers: int = 1, errors: str = "strict", **options) -> Iterator[tuple[str, list[str]]]:
         """(path, words) for each line of each UTF-8 file, streamed in order (see segment_lines)."""
-        from .parallel import segment_files
+        from .scale.workers import segment_files
 
         return segment_files(paths, segmenter=self, workers=workers, errors=errors, **options)
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .calibration import LinearScore, Mixture, fit_logistic, fit_mixture
-from .corpus import boundary_labels
-from .encoder import HeadReader
-from .junctions import TextPlan, read_junction_scores
+from ..corpus import boundary_labels
+from ..reader import HeadReader
+from ..junctions import TextPlan, read_junction_scores
 from .ngrams import BranchingEntropy
 
 

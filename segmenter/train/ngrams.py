@@ -20,7 +20,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .text import HAN_CLASS
+from ..text import HAN_CLASS
 
 _HAN_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F), (0x3007, 0x3007), (0x25CB, 0x25CB)]
 assert "\u3007" in HAN_CLASS and "\u25cb" in HAN_CLASS  # the same Han definition as text.py

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .corpus import iter_raw_lines
-from .lines import chunked
-from .text import make_windows
-from .vocab import SPECIAL_TOKENS, CharVocab
+from ..corpus import iter_raw_lines
+from ..lines import chunked
+from ..text import make_windows
+from ..vocab import SPECIAL_TOKENS, CharVocab
 
 logger = logging.getLogger(__name__)
 
