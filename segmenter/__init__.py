@@ -3,6 +3,11 @@
     >>> import segmenter
     >>> segmenter.segment("我爱北京天安门")      # the embedded model, created on first use
     >>> seg = segmenter.Segmenter("path/to/model")  # any BERT-style folder with a head profile
+
+jieba's module-level calls work with jieba's signatures (`import segmenter as jieba`): cut,
+lcut, cut_for_search, lcut_for_search, tokenize, add_word, del_word, suggest_freq,
+load_userdict, get_FREQ, initialize; each runs on the embedded model (Segmenter has the same
+methods). HMM is accepted and ignored: the heads decide every junction.
 """
 from __future__ import annotations
 
@@ -17,8 +22,9 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 __all__ = [
-    "Segmenter", "HeadProfile", "ModelLoadError", "default_segmenter",
-    "segment", "cut", "lcut", "tokenize", "segment_levels", "add_word", "del_word", "load_userdict",
+    "Segmenter", "HeadProfile", "ModelLoadError", "default_segmenter", "segment", "segment_levels",
+    "cut", "lcut", "cut_for_search", "lcut_for_search", "tokenize",
+    "add_word", "del_word", "suggest_freq", "load_userdict", "get_FREQ", "initialize",
 ]
 
 
@@ -41,33 +47,54 @@ def default_segmenter() -> "Segmenter":
     return Segmenter()
 
 
+def initialize() -> None:
+    """Load the embedded model now rather than on the first call (jieba.initialize)."""
+    default_segmenter()
+
+
 def segment(text: str, granularity=None) -> list[str]:
     return default_segmenter().segment(text, granularity)
-
-
-def lcut(text: str, granularity=None) -> list[str]:
-    return default_segmenter().lcut(text, granularity)
-
-
-def cut(text: str, granularity=None) -> Iterator[str]:
-    return default_segmenter().cut(text, granularity)
-
-
-def tokenize(text: str, granularity=None) -> list[tuple[str, int, int]]:
-    return default_segmenter().tokenize(text, granularity)
 
 
 def segment_levels(text: str) -> list[tuple[str, list[str]]]:
     return default_segmenter().segment_levels(text)
 
 
-def add_word(word: str) -> None:
-    default_segmenter().add_word(word)
+def cut(sentence: str, cut_all=False, HMM=True, *, granularity=None) -> Iterator[str]:
+    return default_segmenter().cut(sentence, cut_all, HMM, granularity=granularity)
+
+
+def lcut(sentence: str, cut_all=False, HMM=True, *, granularity=None) -> list[str]:
+    return default_segmenter().lcut(sentence, cut_all, HMM, granularity=granularity)
+
+
+def cut_for_search(sentence: str, HMM=True, *, granularity=None) -> Iterator[str]:
+    return default_segmenter().cut_for_search(sentence, HMM, granularity=granularity)
+
+
+def lcut_for_search(sentence: str, HMM=True, *, granularity=None) -> list[str]:
+    return default_segmenter().lcut_for_search(sentence, HMM, granularity=granularity)
+
+
+def tokenize(unicode_sentence: str, mode: str = "default", HMM=True, *, granularity=None) -> list[tuple[str, int, int]]:
+    return default_segmenter().tokenize(unicode_sentence, mode, HMM, granularity=granularity)
+
+
+def add_word(word: str, freq: int | None = None, tag: str | None = None) -> None:
+    default_segmenter().add_word(word, freq, tag)
 
 
 def del_word(word: str) -> None:
     default_segmenter().del_word(word)
 
 
-def load_userdict(source) -> int:
-    return default_segmenter().load_userdict(source)
+def suggest_freq(segment, tune: bool = False) -> int:
+    return default_segmenter().suggest_freq(segment, tune)
+
+
+def load_userdict(f) -> int:
+    return default_segmenter().load_userdict(f)
+
+
+def get_FREQ(word: str, default=None):  # noqa: N802 (jieba's name)
+    return default_segmenter().get_FREQ(word, default)

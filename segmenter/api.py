@@ -22,7 +22,7 @@ from .dictionary import UserDictionary
 from .reader import HeadReader
 from .junctions import TextPlan, read_junction_scores, word_ends
 from .model import ModelLoadError, load_encoder, read_profile, resolve_model_folder
-from .profile import PROFILE_FILE, HeadProfile, granularity_value
+from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 
 DEFAULT_WINDOW = 254  # characters per window: 256 positions with [CLS] and [SEP]
 DEFAULT_OVERLAP = 64
@@ -147,6 +147,13 @@ class Segmenter:
             start = end
         return tokens
 
+    def _level_tokens(self, text: str, granularities) -> list[list[tuple[str, int, int]]]:
+        """Tokens of `text` at each granularity, from one reading of the heads. The cuts nest:
+        a cut at a coarser level is a cut at every finer one (the dictionary does not depend
+        on the level, see dictionary.py)."""
+        plan = self._plans([check_text(text)], show_progress=False)[0]
+        return [self._tokens(plan, self.profile.threshold(g)) for g in granularities]
+
     # -- public API -------------------------------------------------------------------------
     def tokenize_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None):
         texts = self._check_texts(texts)
@@ -157,30 +164,8 @@ class Segmenter:
     def segment_levels(self, text: str, coarse="coarse", fine="fine") -> list[tuple[str, list[str]]]:
         """Coarse words, each with its fine sub-words (like jieba's search mode, from the heads):
         the scores are read once and cut at two thresholds; a coarse cut is always a fine cut."""
-        check_text(text)
-        low, high = sorted((self.profile.threshold(fine), self.profile.threshold(coarse)))
-        plan = self._plans([text], show_progress=False)[0]
-        fine_tokens = self._tokens(plan, low)
-        levels, k = [], 0
-        for word, start, end in self._tokens(plan, high):
-            parts = []
-            while k < len(fine_tokens) and fine_tokens[k][2] <= end:
-                parts.append(fine_tokens[k][0])
-                k += 1
-            levels.append((word, parts))
-        return levels
-
-    # -- user dictionary (jieba style) ---------------------------------------------------------
-    def add_word(self, word: str) -> None:
-        """Never split `word` (Han characters) and never merge it into a longer word."""
-        self.user_dictionary.add(word)
-
-    def del_word(self, word: str) -> None:
-        self.user_dictionary.remove(word)
-
-    def load_userdict(self, source) -> int:
-        """A file (path or open file) with one word a line; jieba's frequency/tag columns are ignored."""
-        return self.user_dictionary.load(source)
+        coarse_tokens, fine_tokens = self._level_tokens(text, (coarse, fine))
+        return [(word, [w for w, _, _ in parts]) for (word, _, _), parts in _nest(coarse_tokens, fine_tokens)]
 
     def segment_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None) -> list[list[str]]:
         """Words of each text; `"".join(words) == text` for every text."""
@@ -201,15 +186,95 @@ class Segmenter:
     def segment(self, text: str, granularity=None) -> list[str]:
         return self.segment_batch([check_text(text)], granularity, show_progress=False)[0]
 
-    def tokenize(self, text: str, granularity=None) -> list[tuple[str, int, int]]:
-        """(word, start, end) triples like jieba.tokenize; the offsets tile the text."""
-        return self.tokenize_batch([check_text(text)], granularity, show_progress=False)[0]
+    # -- jieba's calls, same signatures (README "For jieba users") -----------------------------
+    # HMM: accepted everywhere jieba has it, and ignored: there is no HMM here, the heads decide
+    # every junction, for words no dictionary knows too. granularity: this library's own knob,
+    # keyword-only so that jieba's positional arguments keep their meaning.
+    def cut(self, sentence: str, cut_all=False, HMM=True, *, granularity=None) -> Iterator[str]:
+        """Words of `sentence` (they tile it); cut_all=True: jieba's full mode, every candidate
+        word of the granularity levels, overlapping (see full_tokens)."""
+        _check_flag(cut_all, "cut_all", "cut(text, granularity='fine')")
+        if cut_all:
+            tokens = self.full_tokens(sentence, granularity=granularity)
+        else:
+            tokens = self.tokenize(sentence, granularity=granularity)
+        return iter([w for w, _, _ in tokens])
 
-    def cut(self, text: str, granularity=None) -> Iterator[str]:
-        yield from self.segment(text, granularity)
+    def lcut(self, sentence: str, cut_all=False, HMM=True, *, granularity=None) -> list[str]:
+        return list(self.cut(sentence, cut_all, HMM, granularity=granularity))
 
-    def lcut(self, text: str, granularity=None) -> list[str]:
-        return self.segment(text, granularity)
+    def cut_for_search(self, sentence: str, HMM=True, *, granularity=None) -> Iterator[str]:
+        """jieba's search mode: each word of cut(), preceded by its sub-words of two characters
+        or more from the finer levels (shortest first, then left to right)."""
+        return iter([w for w, _, _ in self.tokenize(sentence, mode="search", granularity=granularity)])
+
+    def lcut_for_search(self, sentence: str, HMM=True, *, granularity=None) -> list[str]:
+        return list(self.cut_for_search(sentence, HMM, granularity=granularity))
+
+    def tokenize(self, unicode_sentence: str, mode: str = "default", HMM=True, *, granularity=None) -> list[tuple[str, int, int]]:
+        """(word, start, end) triples like jieba.tokenize. mode="default": the words of cut(),
+        whose offsets tile the text; mode="search": cut_for_search's words with their offsets."""
+        if mode not in ("default", "search"):
+            raise ValueError(f"mode must be 'default' or 'search', got {mode!r}")
+        if mode == "default":
+            return self.tokenize_batch([check_text(unicode_sentence)], granularity, show_progress=False)[0]
+        level = self.granularity if granularity is None else granularity_value(granularity)
+        finer = sorted({v for v in GRANULARITY_NAMES.values() if v < level})
+        words, *levels = self._level_tokens(check_text(unicode_sentence), [level, *finer])
+        parts = {token for tokens in levels for token in tokens if token[2] - token[1] >= 2}
+        tokens = []
+        for word, sub_words in _nest(words, sorted(parts, key=lambda t: (t[1], -t[2]))):
+            tokens.extend(sorted((t for t in sub_words if t != word), key=lambda t: (t[2] - t[1], t[1])))
+            tokens.append(word)
+        return tokens
+
+    def full_tokens(self, text: str, granularity=None) -> list[tuple[str, int, int]]:
+        """Every candidate word of the levels fine, default, coarse (and `granularity`), once,
+        by start then end; a single character is left out where a longer candidate covers it,
+        as in jieba's full mode. The candidates overlap and cover every character."""
+        levels = set(GRANULARITY_NAMES.values()) | {self.granularity if granularity is None else granularity_value(granularity)}
+        candidates = sorted({t for tokens in self._level_tokens(text, sorted(levels)) for t in tokens}, key=lambda t: (t[1], t[2]))
+        covered = np.zeros(len(text) + 1, dtype=np.int64)
+        for _, start, end in candidates:
+            if end - start > 1:
+                covered[start] += 1
+                covered[end] -= 1
+        inside = np.cumsum(covered) > 0
+        return [t for t in candidates if t[2] - t[1] > 1 or not inside[t[1]]]
+
+    # -- user dictionary (jieba's calls) ---------------------------------------------------------
+    def add_word(self, word: str, freq: int | None = None, tag: str | None = None) -> None:
+        """Keep `word` whole wherever it occurs on word edges (any characters, spaces too; see
+        dictionary.py for where a word can match and how overlaps are settled). freq (default 1)
+        settles overlaps between user words; freq=0 removes the word, as in jieba. tag is kept,
+        not used."""
+        self.user_dictionary.add(word, freq, tag)
+
+    def del_word(self, word: str) -> None:
+        self.user_dictionary.remove(word)
+
+    def suggest_freq(self, segment, tune: bool = False) -> int:
+        """segment a str: the frequency that keeps it whole against crossing user words; a tuple
+        of pieces: 0 (the joined word is never kept whole, always cut into the pieces).
+        tune=True applies it (add_word for a str, a forced split for a tuple)."""
+        freq = self.user_dictionary.suggest(segment)
+        if tune:
+            if isinstance(segment, str):
+                self.user_dictionary.add(segment, freq)
+            else:
+                self.user_dictionary.split(segment)
+        return freq
+
+    def get_FREQ(self, word: str, default=None):  # noqa: N802 (jieba's name)
+        """The user dictionary's frequency of `word`, or `default` (only user words have one here)."""
+        freq = self.user_dictionary.frequency(word)
+        return default if freq is None else freq
+
+    def load_userdict(self, f) -> int:
+        """A jieba dictionary (path, or open file in text or binary mode): `word [freq] [tag]` a
+        line. All or nothing: a bad line raises ValueError naming the file and line, and leaves
+        the dictionary as it was. Returns the number of lines read."""
+        return self.user_dictionary.load(f)
 
     @staticmethod
     def _check_texts(texts) -> list[str]:
@@ -222,3 +287,21 @@ class Segmenter:
         for i, text in enumerate(texts):
             check_text(text, f"texts[{i}]")
         return texts
+
+
+def _nest(coarse: list[tuple[str, int, int]], fine: list[tuple[str, int, int]]):
+    """(coarse token, the fine tokens inside it) for each coarse token; both sorted by start."""
+    k = 0
+    for token in coarse:
+        while k < len(fine) and fine[k][1] < token[1]:
+            k += 1
+        parts = []
+        while k < len(fine) and fine[k][2] <= token[2]:
+            parts.append(fine[k])
+            k += 1
+        yield token, parts
+
+
+def _check_flag(value, argument: str, hint: str) -> None:
+    if not isinstance(value, (bool, int)):
+        raise TypeError(f"{argument} must be True or False, got {value!r} (granularity is a keyword argument: {hint})")

@@ -1,83 +1,255 @@
-"""User dictionary: words that must come out whole, never split and never merged.
+"""User dictionary: words that must come out whole, in jieba's format and with jieba's calls.
 
-Like jieba's `add_word` / `load_userdict`, but applied as constraints on the boundaries the
-heads propose: wherever a user word occurs in a Han run (longest match first, left to right),
-the junctions inside it are never cut and the junctions at its two ends always are.
+An entry is a word (any characters: Han, Latin letters, digits, spaces: `Edu Trust认证`), a
+frequency and an optional tag (kept, not used), plus the pieces it must be cut into: one piece
+for a word kept whole (add_word), several for a forced split (suggest_freq(("中", "将"), True)).
+
+How entries act on a text (`apply`): the model and the text rules propose word ends; then each
+chosen occurrence of an entry removes the ends inside it and adds the ends at its edges and
+between its pieces. Nothing else changes: the rest of the text keeps the model's cuts.
+
+Where an entry can occur: both of its edges (and its piece boundaries) must fall where a word
+may end: between two Han characters, or at the edge of a text run (a Latin word, a number, a
+URL, a punctuation mark, a space; text.py). So a user word may join runs (`Edu Trust认证`,
+`easy_install`), but it never cuts a Latin word or a number in two ("GPT" does not match in
+"GPT-4").
+
+Overlapping occurrences (the rule README documents, tested in tests/test_jieba_compat.py):
+  1. an occurrence inside a longer one loses (add 中国科学院 and 科学: 中国科学院 stays whole);
+  2. of two crossing occurrences, the higher frequency wins;
+  3. at equal frequency the model decides: the word whose weaker edge the heads mark as the
+     stronger boundary (北京大学 and 大学生 in 北京大学生前来应聘: the heads cut 京|大 and 生|前,
+     not 学|生, so 北京 大学生 前来 应聘, as jieba gives); then the longer, then the leftmost.
+The choice does not depend on the granularity (it uses raw scores, not a threshold), so
+granularity levels still nest with a dictionary.
 """
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
-from typing import IO, Iterable
+from typing import IO, Iterable, NamedTuple
 
 import numpy as np
 
-from .text import is_han
+from .lines import split_lines
+
+DEFAULT_FREQ = 1  # add_word(word) and dictionary lines without a frequency
+# jieba's own line pattern (word, then optional " freq", then optional " tag"), tabs allowed too.
+_LINE = re.compile(r"^(.+?)(?:[ \t]+([0-9]+))?(?:[ \t]+([a-z]+))?$")
+_BAD_FREQ = re.compile(r"[ \t]([-+]?[0-9]*[.,][0-9]+|-[0-9]+)(?:[ \t]+[a-z]+)?$")
+
+
+class Entry(NamedTuple):
+    freq: int
+    tag: str | None
+    pieces: tuple[str, ...]  # "".join(pieces) is the word; one piece: kept whole
+
+
+class Occurrence(NamedTuple):
+    start: int
+    end: int
+    entry: Entry
+
+
+def check_word(word, argument: str = "word") -> str:
+    if not isinstance(word, str):
+        raise TypeError(f"{argument} must be a str, got {type(word).__name__}")
+    stripped = word.strip()
+    if not stripped:
+        raise ValueError(f"{argument} must not be empty or blank, got {word!r}")
+    if "\n" in stripped or "\r" in stripped:
+        raise ValueError(f"{argument} must be on one line, got {word!r}")
+    return stripped
+
+
+def check_pieces(pieces) -> tuple[str, ...]:
+    pieces = tuple(check_word(p, "each piece of segment") for p in pieces)
+    if len(pieces) < 2:
+        raise ValueError(f"a tuple segment needs at least two pieces (a str keeps a word whole), got {pieces!r}")
+    return pieces
+
+
+def check_freq(freq) -> int | None:
+    if freq is None:
+        return None
+    if isinstance(freq, str) and freq.strip().isdigit():  # jieba accepts "3" as well as 3
+        return int(freq)
+    if not isinstance(freq, int) or isinstance(freq, bool) or freq < 0:
+        raise ValueError(f"freq must be a non-negative int or None, got {freq!r}")
+    return freq
 
 
 class UserDictionary:
     def __init__(self, words: Iterable[str] = ()):
-        self.words: set[str] = set()
-        self.max_length = 0
+        self.entries: dict[str, Entry] = {}
+        self._prefixes: frozenset[str] | None = None  # every prefix of every word, built on use
         for word in words:
             self.add(word)
 
-    def add(self, word: str) -> None:
-        if not isinstance(word, str):
-            raise TypeError(f"word must be a str, got {type(word).__name__}")
-        word = word.strip()
-        if len(word) < 1 or not all(is_han(ch) for ch in word):
-            raise ValueError(f"user words must be Han characters only (other runs are kept whole anyway), got {word!r}")
-        self.words.add(word)
-        self.max_length = max(self.max_length, len(word))
+    # -- editing ------------------------------------------------------------------------------
+    def add(self, word: str, freq: int | None = None, tag: str | None = None) -> None:
+        """Keep `word` whole. freq=0 removes it, as in jieba (del_word is add_word(word, 0) there)."""
+        word, freq = check_word(word), check_freq(freq)
+        if tag is not None and not isinstance(tag, str):
+            raise TypeError(f"tag must be a str or None, got {type(tag).__name__}")
+        self._set(word, Entry(DEFAULT_FREQ if freq is None else freq, tag, (word,)))
+
+    def split(self, pieces) -> None:
+        """Always cut "".join(pieces) into these pieces (suggest_freq with a tuple)."""
+        pieces = check_pieces(pieces)
+        word = "".join(pieces)
+        old = self.entries.get(word)
+        self._set(word, Entry(DEFAULT_FREQ if old is None else max(old.freq, DEFAULT_FREQ), None, pieces))
 
     def remove(self, word: str) -> None:
-        self.words.discard(word)
-        self.max_length = max(map(len, self.words), default=0)
+        if self.entries.pop(check_word(word), None) is not None:
+            self._prefixes = None
 
-    def load(self, source: str | os.PathLike | IO[str]) -> int:
-        """jieba's format: one word a line, optionally followed by frequency and tag (ignored)."""
-        if hasattr(source, "read"):
-            lines = source.read().splitlines()
-        else:
-            path = Path(source)
-            if not path.is_file():
-                raise FileNotFoundError(f"user dictionary {path} does not exist")
-            lines = path.read_text(encoding="utf-8").splitlines()
-        added = 0
-        for number, line in enumerate(lines, start=1):
-            fields = line.split()
-            if not fields:
-                continue
-            try:
-                self.add(fields[0])
-            except ValueError as err:
-                raise ValueError(f"user dictionary line {number}: {err}") from None
-            added += 1
-        return added
+    def _set(self, word: str, entry: Entry) -> None:
+        if entry.freq == 0:
+            self.remove(word)
+            return
+        self.entries[word] = entry
+        self._prefixes = None
+
+    def frequency(self, word: str) -> int | None:
+        entry = self.entries.get(word)
+        return None if entry is None else entry.freq
+
+    def suggest(self, segment) -> int:
+        """jieba's suggest_freq: a str -> the frequency that keeps it whole against every user
+        word it could cross (1 + theirs); a tuple -> 0, the frequency of the joined word, which
+        is then always cut into the pieces."""
+        if isinstance(segment, (tuple, list)):
+            check_pieces(segment)
+            return 0
+        word = check_word(segment, "segment")
+        rivals = [e.freq for w, e in self.entries.items() if w != word and not set(w).isdisjoint(word)]
+        own = self.frequency(word) or 0
+        return max(own, DEFAULT_FREQ, 1 + max(rivals, default=0))
+
+    # -- files ----------------------------------------------------------------------------------
+    def load(self, source: str | os.PathLike | IO) -> int:
+        """A jieba dictionary (path, or file open in text or binary mode): `word [freq] [tag]` a
+        line. The whole file is read and checked first: a bad line leaves the dictionary as it
+        was, and the error names the file and the line. Returns the number of entries read."""
+        parsed = parse_lines(*_source_lines(source))
+        before = dict(self.entries)
+        try:
+            for word, freq, tag in parsed:
+                self.add(word, freq, tag)
+        except BaseException:  # parse_lines checked every line; this only guards the promise
+            self.entries, self._prefixes = before, None
+            raise
+        return len(parsed)
 
     def __len__(self) -> int:
-        return len(self.words)
+        return len(self.entries)
 
-    def constraints(self, text: str, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
-        """For the Han run text[start:end]: (keep, cut) text offsets p meaning "never cut after
-        p" and "always cut after p"."""
-        keep, cut = [], []
-        position = start
-        while position < end:
-            longest = min(self.max_length, end - position)
-            for length in range(longest, 1, -1) if longest > 1 else ():
-                if text[position : position + length] in self.words:
-                    keep.extend(range(position, position + length - 1))
-                    if position > start:
-                        cut.append(position - 1)
-                    cut.append(position + length - 1)
-                    position += length
-                    break
-            else:
-                if text[position] in self.words:
-                    if position > start:
-                        cut.append(position - 1)
-                    cut.append(position)
-                position += 1
-        return np.asarray(keep, dtype=np.int64), np.asarray(cut, dtype=np.int64)
+    def __contains__(self, word) -> bool:
+        return word in self.entries
+
+    @property
+    def words(self) -> set[str]:
+        return set(self.entries)
+
+    # -- applying -------------------------------------------------------------------------------
+    def apply(self, text: str, ends: np.ndarray, boundary: np.ndarray) -> np.ndarray:
+        """Word ends of `text` with the dictionary's words whole.
+
+        ends: sorted word end offsets proposed by rules and heads. boundary: (len(text) + 1,)
+        scores of a cut at each offset: +inf where one is certain (run edges), the heads'
+        combined score between two Han characters, NaN where no cut may be (inside a run).
+        """
+        chosen = self._choose(self._occurrences(text, boundary), boundary)
+        if not chosen:
+            return ends
+        inside, edges = [], []
+        for start, end, entry in chosen:
+            edges.extend(np.cumsum([start] + [len(p) for p in entry.pieces]).tolist())
+            inside.extend(range(start + 1, end))
+        # Offset 0 is where the text starts, not where a word ends.
+        return np.union1d(np.setdiff1d(ends, inside), [e for e in edges if e > 0])
+
+    def _occurrences(self, text: str, boundary: np.ndarray) -> list[Occurrence]:
+        if self._prefixes is None:
+            self._prefixes = frozenset(w[:k] for w in self.entries for k in range(1, len(w) + 1))
+        prefixes, allowed = self._prefixes, ~np.isnan(boundary)
+        found = []
+        for start in np.flatnonzero(allowed[:-1]).tolist():
+            end = start + 1
+            while end <= len(text) and text[start:end] in prefixes:
+                entry = self.entries.get(text[start:end]) if allowed[end] else None
+                if entry is not None and _pieces_allowed(entry, start, allowed):
+                    found.append(Occurrence(start, end, entry))
+                end += 1
+        return found
+
+    @staticmethod
+    def _choose(found: list[Occurrence], boundary: np.ndarray) -> list[Occurrence]:
+        """The overlap rule of the module docstring: drop nested occurrences, then settle
+        crossing ones by frequency, the heads' edge strength, length, position."""
+        outer, reach = [], -1
+        for occurrence in sorted(found, key=lambda o: (o.start, -o.end)):
+            if occurrence.end > reach:  # not inside an earlier (hence longer or equal-start) one
+                outer.append(occurrence)
+                reach = occurrence.end
+        if len(outer) < 2:
+            return outer
+
+        def rank(o: Occurrence):
+            strength = min(boundary[o.start], boundary[o.end])
+            return (-o.entry.freq, -strength, o.start - o.end, o.start)
+
+        taken = np.zeros(int(boundary.shape[0]), dtype=bool)
+        chosen = []
+        for occurrence in sorted(outer, key=rank):
+            if not taken[occurrence.start : occurrence.end].any():
+                taken[occurrence.start : occurrence.end] = True
+                chosen.append(occurrence)
+        return sorted(chosen)
+
+
+def _pieces_allowed(entry: Entry, start: int, allowed: np.ndarray) -> bool:
+    if len(entry.pieces) == 1:
+        return True
+    cuts = start + np.cumsum([len(p) for p in entry.pieces[:-1]])
+    return bool(allowed[cuts].all())
+
+
+def _source_lines(source) -> tuple[str, list[str]]:
+    """(name for messages, lines) of a path or an open file, text or binary."""
+    if hasattr(source, "read"):
+        name = str(getattr(source, "name", "<file>"))
+        data = source.read()
+        if isinstance(data, bytes):
+            return name, split_lines(data, name=f"user dictionary {name}")
+        if not isinstance(data, str):
+            raise TypeError(f"the user dictionary file gave {type(data).__name__}, not str or bytes")
+        return name, [line.rstrip("\r") for line in data.split("\n")]
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"f must be a path or an open file, got {type(source).__name__}")
+    path = Path(source)
+    if not path.is_file():
+        raise FileNotFoundError(f"user dictionary {path} does not exist" + (" (it is a directory)" if path.is_dir() else ""))
+    return str(path), split_lines(path.read_bytes(), name=f"user dictionary {path}")
+
+
+def parse_lines(name: str, lines: list[str]) -> list[tuple[str, int | None, str | None]]:
+    """(word, freq, tag) of every entry line; blank lines skipped, a BOM on line 1 dropped."""
+    parsed = []
+    for number, line in enumerate(lines, start=1):
+        line = (line.lstrip("\ufeff") if number == 1 else line).strip()
+        if not line:
+            continue
+        bad = _BAD_FREQ.search(line)
+        if bad:
+            raise ValueError(
+                f"user dictionary {name}, line {number}: the frequency must be a whole number >= 0, "
+                f"got {bad.group(1)!r} (a line is `word [freq] [tag]`; a word that ends in such a number "
+                f"needs a frequency after it: `Windows 3.1 1`)"
+            )
+        word, freq, tag = _LINE.match(line).groups()
+        parsed.append((word.strip(), None if freq is None else int(freq), tag))
+    return parsed

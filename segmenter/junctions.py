@@ -81,18 +81,25 @@ def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float, dic
 
     Every run ends a word (text.py's rules); inside Han runs a junction is cut where its
     combined score is above the threshold. `combined` has one score per junction. A user
-    dictionary (dictionary.py) then overrides the heads: its words are neither split nor merged.
+    dictionary (dictionary.py) then overrides both: its words are neither split nor merged.
     """
     ends = [run.end for run in plan.runs]
     if len(plan.junctions):
-        cut_after = plan.positions[plan.junctions[combined > threshold]]
-        if dictionary is not None and len(dictionary):
-            for run in plan.runs:
-                if run.kind == "han" and run.end - run.start > 1:
-                    keep, cut = dictionary.constraints(plan.text, run.start, run.end)
-                    cut_after = np.concatenate([np.setdiff1d(cut_after, keep), cut])
-        ends.extend((cut_after + 1).tolist())
-    return np.unique(np.asarray(ends, dtype=np.int64))
+        ends.extend((plan.positions[plan.junctions[combined > threshold]] + 1).tolist())
+    ends = np.unique(np.asarray(ends, dtype=np.int64))
+    if dictionary is not None and len(dictionary):
+        ends = dictionary.apply(plan.text, ends, boundary_scores(plan, combined))
+    return ends
+
+
+def boundary_scores(plan: TextPlan, combined: np.ndarray | None) -> np.ndarray:
+    """(len(text) + 1,) score of a cut at each offset: +inf at run edges (always a boundary),
+    the combined head score between two Han characters, NaN inside a run (never a boundary)."""
+    scores = np.full(len(plan.text) + 1, np.nan)
+    scores[[0] + [run.end for run in plan.runs]] = np.inf
+    if len(plan.junctions):
+        scores[plan.positions[plan.junctions] + 1] = combined
+    return scores
 
 
 def split_words(text: str, ends: np.ndarray) -> list[str]:

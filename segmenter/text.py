@@ -1,8 +1,9 @@
 """Text handling: split any string into runs, and cut long sequences into overlapping windows.
 
 Only Han characters need a model to find word boundaries. Everything else has a rule:
-a Latin word, a number (`3.14`, `１２％`), a URL or an e-mail address is one word; a
-punctuation mark is its own word (a run of the same dash or dot, `——` `……`, stays one);
+a Latin word, a number (`3.14`, `１２％`), a URL or an e-mail address is one word; so is a
+run of letters of any other script (Hangul, kana, Cyrillic, Greek, Arabic…: written with
+spaces or punctuation between words, or, for kana, read by no model here); a punctuation mark is its own word (a run of the same dash or dot, `——` `……`, stays one);
 whitespace is its own token. `split_runs` covers every character of the input exactly once,
 in order, which is what makes segmentation lossless.
 """
@@ -18,6 +19,9 @@ HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f\u3007\
 _DIGIT = "0-9\uff10-\uff19"
 # Latin letters, accented ones included (precomposed "café" is one word, as "cafe\u0301" is).
 _LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\uff21-\uff3a\uff41-\uff5a"
+# A letter of any script but Han (and Latin, matched first): \w less digits and "_".
+_ALPHA = rf"(?:(?![{HAN_CLASS}])[^\W\d_])"
+_ALPHA_WORD = rf"{_ALPHA}(?:{_ALPHA}|\d)*(?:['\u2019\-]{_ALPHA}(?:{_ALPHA}|\d)*)*"
 _RUN_PATTERNS = [
     ("url", r"(?:https?://|ftp://|www\.)[^\s<>\"'\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]+"),
     ("email", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
@@ -25,6 +29,7 @@ _RUN_PATTERNS = [
     ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}]*(?:['\u2019\-][{_LETTER}{_DIGIT}]+)*"),
     ("number", rf"[{_DIGIT}]+(?:[.\uff0e:\uff1a][{_DIGIT}]+|,[{_DIGIT}]{{3}}(?![{_DIGIT}]))*[%\uff05\u2030]?"),
     ("han", rf"[{HAN_CLASS}]+"),
+    ("alpha", _ALPHA_WORD),  # слово, 한국어, カタカナ, λόγος, كلمة (with its marks: see split_runs)
     ("space", r"\s+"),
     ("repeat", r"(?P<repeated>[\u2014\u2026\-.~\uff5e=*_\u00b7\u2500])(?P=repeated)+"),  # —— …… --- stay one word
     ("flag", r"[\U0001f1e6-\U0001f1ff]{2}"),  # two regional indicators make one flag: 🇨🇳
@@ -36,10 +41,12 @@ _RUN_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _RUN
 # variation selectors, the ideographic variation selectors U+E0100-E01EF of names), see _attached_end.
 _ATTACHED = re.compile(r"(?:[\u0300-\u036f\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d.?)+", re.DOTALL)
 HAN_RE = re.compile(rf"[{HAN_CLASS}]")
+_ALPHA_RE = re.compile(_ALPHA_WORD)
 
 
 class Run(NamedTuple):
-    """A stretch of text: `kind` is han, latin, number, url, email, space, punct, symbol or other."""
+    """A stretch of text: `kind` is han, latin, alpha (letters of another script), number, url,
+    email, space, punct, symbol or other."""
 
     kind: str
     start: int
@@ -62,6 +69,11 @@ def split_runs(text: str) -> list[Run]:
             kind = _char_kind(text[position])
         if kind != "space":
             end = _attached_end(text, end)
+        while kind == "alpha":  # a word goes on past its marks (Arabic harakat, Indic vowel signs)
+            more = _ALPHA_RE.match(text, end + text.startswith("\u200c", end))  # ZWNJ inside Persian words
+            if more is None:
+                break
+            end = _attached_end(text, more.end())
         runs.append(Run(kind, position, end))
         position = end
     return runs

@@ -1,12 +1,10 @@
 """Head discovery, calibration, the oracle, granularity levels and the user dictionary."""
-import io
 
 import numpy as np
 import pytest
 
 from segmenter import Segmenter
 from segmenter.corpus import boundary_labels
-from segmenter.dictionary import UserDictionary
 from segmenter.train.head_discovery import calibrate, discover_signature, discover_unsupervised, oracle
 from segmenter.train.head_measures import JunctionSample, all_heads, gold_junctions, head_table
 from segmenter.model import load_encoder
@@ -98,18 +96,6 @@ def test_user_dictionary_words_stay_whole(tiny_model_dir):
         assert "".join(words) == text
     seg.del_word("了新")
     assert "社会发展" in seg.segment(text)
-
-
-def test_user_dictionary_file_and_errors(tmp_path):
-    dictionary = UserDictionary()
-    assert dictionary.load(io.StringIO("云计算 5 n\n\n机器学习\n")) == 2
-    assert dictionary.constraints("用云计算做机器学习", 0, 9)[1].tolist() == [0, 3, 4, 8]
-    with pytest.raises(ValueError, match="line 1"):
-        dictionary.load(io.StringIO("abc\n"))
-    with pytest.raises(FileNotFoundError):
-        dictionary.load(tmp_path / "none.txt")
-    with pytest.raises(TypeError):
-        dictionary.add(3)
 
 
 @pytest.mark.slow

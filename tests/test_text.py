@@ -32,10 +32,32 @@ def test_runs_cover_text_exactly():
         ("a  b", [("latin", "a"), ("space", "  "), ("latin", "b")]),
         ("e\u0301", [("latin", "e\u0301")]),
         ("👨\u200d👩\u200d👧", [("symbol", "👨\u200d👩\u200d👧")]),
-        ("ひらがな", [("other", "ひ"), ("other", "ら"), ("other", "が"), ("other", "な")]),
+        ("GPT-4发布", [("latin", "GPT-4"), ("han", "发布")]),
+        ("臺灣與香港", [("han", "臺灣與香港")]),
     ],
 )
 def test_run_kinds(text, expected):
+    assert kinds(text) == expected
+
+
+# Letters of other scripts stay together like Latin words: split at spaces and punctuation only.
+@pytest.mark.parametrize(
+    "script, text, expected",
+    [
+        ("hangul", "한국어 문장입니다.", [("alpha", "한국어"), ("space", " "), ("alpha", "문장입니다"), ("punct", ".")]),
+        ("hiragana", "ひらがな", [("alpha", "ひらがな")]),
+        ("katakana", "コーヒー、ｶﾀｶﾅ", [("alpha", "コーヒー"), ("punct", "、"), ("alpha", "ｶﾀｶﾅ")]),
+        ("kana then Han", "ひらがな漢字", [("alpha", "ひらがな"), ("han", "漢字")]),
+        ("cyrillic", "Привет, мир из-за", [("alpha", "Привет"), ("punct", ","), ("space", " "), ("alpha", "мир"), ("space", " "), ("alpha", "из-за")]),
+        ("arabic with harakat", "مُحَمَّد كلمة،", [("alpha", "مُحَمَّد"), ("space", " "), ("alpha", "كلمة"), ("punct", "،")]),
+        ("persian with ZWNJ", "می\u200cخواهم", [("alpha", "می\u200cخواهم")]),
+        ("greek", "λόγος και", [("alpha", "λόγος"), ("space", " "), ("alpha", "και")]),
+        ("hebrew with points", "עִברִית", [("alpha", "עִברִית")]),
+        ("devanagari", "नमस्ते दुनिया", [("alpha", "नमस्ते"), ("space", " "), ("alpha", "दुनिया")]),
+        ("in Chinese text", "他说한국어很难", [("han", "他说"), ("alpha", "한국어"), ("han", "很难")]),
+    ],
+)
+def test_other_scripts_stay_whole(script, text, expected):
     assert kinds(text) == expected
 
 
