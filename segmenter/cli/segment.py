@@ -1,13 +1,19 @@
-"""Segment text files (or stdin) line by line; words joined by a delimiter. UTF-8 in and out."""
+"""Segment text files (or stdin) line by line; words joined by a delimiter. UTF-8 in and out.
+
+Everything that can be checked without the model is checked before it loads: the input files,
+the user dictionaries (read whole: a bad line stops here, naming the file and line), the output
+path; an input without a single line is answered without loading the model.
+"""
 from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ..lines import UndecodableLine, iter_lines, read_file_lines
 from . import CLIError
@@ -32,7 +38,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--workers", type=int, default=1, metavar="N",
         help="segment in N processes, each with cores/N torch threads; same output, in order (default: 1)",
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "-u", "--user-dict", action="append", default=[], metavar="FILE",
+        help="a jieba-format user dictionary (`word [freq] [tag]` a line) whose words stay whole; repeatable",
+    )
+    parser.add_argument(
+        "--mode", choices=("default", "search", "full"), default="default",
+        help="default: the words, tiling the line; search: each word after its sub-words (jieba's "
+        "cut_for_search); full: every candidate word of the granularity levels (jieba's cut_all)",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (there is none unless stderr is a terminal)")
 
 
 def parse_granularity(value: str):
@@ -121,35 +136,95 @@ def silence_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
+def load_user_dictionaries(paths: list[str]):
+    """The -u files in one UserDictionary, each read whole before the model loads."""
+    from ..dictionary import UserDictionary
+
+    dictionary = UserDictionary()
+    for path in paths:
+        if os.path.isdir(path):
+            raise CLIError(f"-u {path} is a directory; give a user dictionary file")
+        if not os.path.isfile(path):
+            raise CLIError(f"-u {path}: no such file")
+        try:
+            dictionary.load(path)
+        except OSError as err:
+            raise CLIError(f"-u {path}: cannot read: {err.strerror or err}") from None
+        except ValueError as err:
+            raise CLIError(str(err)) from None
+    return dictionary
+
+
+def check_output(path: str | None) -> None:
+    """Fail before the model loads when -o cannot be written (atomic_output would only find out
+    after it)."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise CLIError(f"-o {path} is a directory; give a file name")
+    folder = target.resolve().parent if target.is_symlink() else target.parent
+    if not folder.is_dir():
+        raise CLIError(f"cannot write {path}: its folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) and not (target.exists() and not target.is_file()):
+        raise CLIError(f"cannot write {path}: no permission to create files in {folder}")
+
+
+def peek(lines: Iterable[str]) -> Iterator[str] | None:
+    """The same lines, or None when there are none (then no model needs to load)."""
+    lines = iter(lines)
+    first = next(lines, None)
+    return None if first is None else itertools.chain([first], lines)
+
+
+def mode_words(segmenter, lines: Iterable[str], mode: str) -> Iterator[list[str]]:
+    """--mode search / full: jieba's cut_for_search / cut(cut_all=True), a line at a time."""
+    for line in lines:
+        yield segmenter.lcut_for_search(line) if mode == "search" else segmenter.lcut(line, cut_all=True)
+
+
 def run(args: argparse.Namespace) -> int:
     """Every line of every file through segmenter.scale.workers.segment_lines: in this process, or
     in N worker processes with --workers N (the same output either way, in input order)."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    from ..lines import join_words
-    from ..model import ModelLoadError, resolve_model_folder
-    from ..scale.workers import WorkerSpec, segment_lines
-    from ..api import resolve_device
-
     files = args.files or ["-"]
-    for path in files:  # fail before loading the model when an input is missing
+    for path in files:  # fail before loading the model (and torch) when an input is missing
         if path != "-" and not os.path.exists(path):
             raise CLIError(f"{path}: no such file")
         if path != "-" and os.path.isdir(path):
             raise CLIError(f"{path} is a directory; give text files")
     if args.workers < 1:
         raise CLIError(f"--workers must be at least 1, got {args.workers}")
+    if args.mode != "default" and args.workers > 1:
+        raise CLIError(f"--mode {args.mode} runs in one process; drop --workers")
+    user_dictionary = load_user_dictionaries(args.user_dict)
+    check_output(args.output)
+    lines = peek(line for path in files for line in read_lines(path, args.encoding_errors))
+    if lines is None:  # no input line: nothing to segment, no model to load
+        with atomic_output(args.output):
+            return 0
+
+    from concurrent.futures.process import BrokenProcessPool
+
+    from ..api import resolve_device
+    from ..lines import join_words
+    from ..model import ModelLoadError, resolve_model_folder
+    from ..scale.workers import WorkerSpec, segment_lines
+
     show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
     try:
         resolve_device(args.device)  # fail here, not once in each worker
         spec = WorkerSpec(
             str(resolve_model_folder(args.model)), device=args.device, batch_size=args.batch_size,
             granularity=parse_granularity(args.granularity), num_threads=args.threads,
+            user_dictionary=user_dictionary if len(user_dictionary) else None,
         )
         segmenter = spec.build() if args.workers == 1 else None  # load errors surface before any output
-        lines = (line for path in files for line in read_lines(path, args.encoding_errors))
+        if args.mode == "default":
+            results = segment_lines(lines, segmenter=segmenter, spec=spec, workers=args.workers, show_progress=show_progress)
+        else:
+            results = mode_words(segmenter, lines, args.mode)
         with atomic_output(args.output) as out:
-            for words in segment_lines(lines, segmenter=segmenter, spec=spec, workers=args.workers, show_progress=show_progress):
+            for words in results:
                 out.write(join_words(words, args.delimiter) + "\n")
             out.flush()
     except (ModelLoadError, ValueError, TypeError) as err:  # raised in a worker, re-raised here
