@@ -164,6 +164,7 @@ class Segmenter:
     def segment_levels(self, text: str, coarse="coarse", fine="fine") -> list[tuple[str, list[str]]]:
         """Coarse words, each with its fine sub-words (like jieba's search mode, from the heads):
         the scores are read once and cut at two thresholds; a coarse cut is always a fine cut."""
+        coarse, fine = sorted((coarse, fine), key=granularity_value, reverse=True)
         coarse_tokens, fine_tokens = self._level_tokens(text, (coarse, fine))
         return [(word, [w for w, _, _ in parts]) for (word, _, _), parts in _nest(coarse_tokens, fine_tokens)]
 

@@ -121,6 +121,8 @@ def test_words_across_runs_and_never_inside_one():
     dictionary.load(io.StringIO(JIEBA_SAMPLE))
     assert "Edu Trust认证" in words("我有Edu Trust认证了", dictionary)
     assert words("easy_install is great", dictionary)[0] == "easy_install"
+    dictionary.add("GPT-4模型")
+    assert "GPT-4模型" in words("新的GPT-4模型发布", dictionary)
     dictionary.add("GPT")
     dictionary.add("3.5")
     assert words("GPT-4增长3.5%", dictionary) == ["GPT-4", "增", "长", "3.5%"]  # a run is never cut
