@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+from itertools import accumulate
 from pathlib import Path
 from typing import IO, Iterable, NamedTuple
 
@@ -167,7 +168,7 @@ class UserDictionary:
             return ends
         inside, edges = [], []
         for start, end, entry in chosen:
-            edges.extend(np.cumsum([start] + [len(p) for p in entry.pieces]).tolist())
+            edges.extend(accumulate((len(p) for p in entry.pieces), initial=start))
             inside.extend(range(start + 1, end))
         # Offset 0 is where the text starts, not where a word ends.
         return np.union1d(np.setdiff1d(ends, inside), [e for e in edges if e > 0])
@@ -214,8 +215,7 @@ class UserDictionary:
 def _pieces_allowed(entry: Entry, start: int, allowed: np.ndarray) -> bool:
     if len(entry.pieces) == 1:
         return True
-    cuts = start + np.cumsum([len(p) for p in entry.pieces[:-1]])
-    return bool(allowed[cuts].all())
+    return all(allowed[cut] for cut in accumulate((len(p) for p in entry.pieces[:-1]), initial=start))
 
 
 def _source_lines(source) -> tuple[str, list[str]]:
