@@ -216,7 +216,8 @@ class Segmenter:
         """(word, start, end) triples like jieba.tokenize. mode="default": the words of cut(),
         whose offsets tile the text; mode="search": cut_for_search's words with their offsets."""
         if mode not in ("default", "search"):
-            raise ValueError(f"mode must be 'default' or 'search', got {mode!r}")
+            hint = f" (granularity is a keyword argument: tokenize(text, granularity={mode!r}))" if mode in GRANULARITY_NAMES else ""
+            raise ValueError(f"mode must be 'default' or 'search', got {mode!r}{hint}")
         if mode == "default":
             return self.tokenize_batch([check_text(unicode_sentence)], granularity, show_progress=False)[0]
         level = self.granularity if granularity is None else granularity_value(granularity)

@@ -160,6 +160,8 @@ def test_granularity_is_a_keyword_here(jieba):
     assert jieba.lcut("我们都是中国人民", granularity="fine") == jieba.segment("我们都是中国人民", "fine")
     with pytest.raises(TypeError, match="granularity is a keyword argument"):
         jieba.lcut("我们都是中国人民", "fine")
+    with pytest.raises(ValueError, match="granularity is a keyword argument"):
+        jieba.tokenize("我们都是中国人民", "coarse")
 
 
 # -- the command line --------------------------------------------------------------------------
