@@ -27,6 +27,7 @@ import torch
 
 from . import pretrain_data as data
 from . import pretrain_io as io
+from .model_card import pretrain_card, write_card
 from .pretrain_config import (
     CARRIED_OPTIONS,
     PretrainConfig,
@@ -234,7 +235,7 @@ class Trainer:
         profile = HeadProfile(**p.profile) if p.profile else None
         checkpoint = io.save_checkpoint(self.out, p.step, self.encoder, self.vocab, profile, state, self.sitting.keep_checkpoints)
         io.export_model(self.out, checkpoint)
-        io.write_model_card(self.out, self._card_info())
+        write_card(self.out, pretrain_card(self._card_info()))
         self.last_saved = p.step
         return checkpoint
 
@@ -325,7 +326,7 @@ class Trainer:
             return
         profile.save(self.out)
         profile.save(io.latest_checkpoint(self.out))
-        io.write_model_card(self.out, {**self._card_info(), "profile_source": profile.source})
+        write_card(self.out, pretrain_card({**self._card_info(), "profile_source": profile.source}))
         logger.info("head profile: %s, heads %s (%.0f s)", profile.source, profile.heads, time.time() - started)
 
 

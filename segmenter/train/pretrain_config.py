@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 
 from . import pretrain_io as io
-from .pretrain_data import padded_length
+from ..windows import padded_length
 from ..vocab import SPECIAL_TOKENS
 
 logger = logging.getLogger(__name__)
