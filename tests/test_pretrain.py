@@ -214,12 +214,12 @@ def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--out", "{out}"], "--corpus is required"),
-        (["--corpus", "{raw}", "--out", "{out}", "--hidden", "30", "--heads", "4"], "multiple of --heads"),
-        (["--corpus", "{raw}", "--out", "{out}", "--mask-rate", "1.5"], "--mask-rate must be in (0, 1)"),
-        (["--corpus", "{raw}", "--out", "{out}", "--minutes", "0"], "must be positive: --minutes 0"),
-        (["--corpus", "{raw}", "--out", "{out}", "--device", "cuda:7" if torch.cuda.is_available() else "cuda"], "device"),
-        (["--corpus", "{raw}", "--out", "{out}", "--eval-gold", "{raw}x"], "no such file"),
+        (["--out", "{out}"], "--raw is required"),
+        (["--raw", "{raw}", "--out", "{out}", "--hidden", "30", "--heads", "4"], "multiple of --heads"),
+        (["--raw", "{raw}", "--out", "{out}", "--mask-rate", "1.5"], "--mask-rate must be in (0, 1)"),
+        (["--raw", "{raw}", "--out", "{out}", "--minutes", "0"], "must be positive: --minutes 0"),
+        (["--raw", "{raw}", "--out", "{out}", "--device", "cuda:7" if torch.cuda.is_available() else "cuda"], "device"),
+        (["--raw", "{raw}", "--out", "{out}", "--gold", "{raw}x"], "no such file"),
         (["--out", "{out}", "--resume"], "no checkpoint"),
     ],
 )
@@ -238,7 +238,7 @@ def test_cli_refuses_to_mix_runs(corpus_files, tmp_path, capsys):
     out = str(tmp_path / "out")
     shape = ["--layers", "1", "--hidden", "32", "--heads", "2", "--intermediate", "64", "--max-length", "32",
              "--batch-tokens", "256", "--eval-lines", "20", "--max-steps", "2", "-q"]
-    assert main(["pretrain", "--corpus", str(corpus_files[0]), "--out", out, *shape]) == 0
+    assert main(["pretrain", "--raw", str(corpus_files[0]), "--out", out, *shape]) == 0
     assert main(["pretrain", "--corpus", str(corpus_files[0]), "--out", out, *shape]) == 2
     assert "pass --resume" in capsys.readouterr().err
     assert main(["pretrain", "--out", out, "--resume", "--hidden", "64", "-q"]) == 2

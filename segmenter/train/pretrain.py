@@ -73,7 +73,7 @@ class Trainer:
         config.check()
         missing = [p for p in config.corpus if not Path(p).is_file()]
         if missing:
-            raise ValueError(f"--corpus: no such file: {', '.join(missing)}")
+            raise ValueError(f"--raw: no such file: {', '.join(missing)}")
         self.config, self.sitting = config, sitting
         self.out = Path(sitting.out)
         self.device = resolve_device(sitting.device)
@@ -145,9 +145,9 @@ class Trainer:
 
         gold = Path(self.sitting.eval_gold).resolve()
         if str(gold) in self.config.corpus:
-            raise ValueError(f"--eval-gold {gold} is also a --corpus file: never train on gold text")
+            raise ValueError(f"--gold {gold} is also a --raw file: never train on gold text")
         if "test" in gold.name.lower():
-            logger.warning("--eval-gold %s looks like a test file: pick heads on dev sentences, keep test for the end", gold.name)
+            logger.warning("--gold %s looks like a test file: pick heads on dev sentences, keep test for the end", gold.name)
         return read_gold(gold, limit=self.sitting.eval_gold_limit)
 
     def _update_sitting(self) -> None:
@@ -310,7 +310,7 @@ class Trainer:
         write the profile to OUT and to the latest checkpoint."""
         hint = f"`segmenter heads --model {self.out} --raw FILE` will create it"
         if not self.sitting.discover_heads:
-            logger.info("no head profile yet (no --eval-gold): %s", hint)
+            logger.info("no head profile yet (no --gold): %s", hint)
             return
         from ..corpus import iter_raw_lines
         from .head_discovery import discover_unsupervised

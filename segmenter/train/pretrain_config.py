@@ -66,7 +66,7 @@ class PretrainConfig:
         """Raise ValueError naming the offending option."""
         problems = []
         if not self.corpus:
-            problems.append("--corpus: give at least one raw text file")
+            problems.append("--raw: give at least one raw text file")
         if self.layers < 1 or self.heads < 1 or self.hidden < 1 or self.intermediate < 1:
             problems.append("--layers, --heads, --hidden, --intermediate must be positive")
         elif self.hidden % self.heads:
