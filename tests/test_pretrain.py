@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,7 @@ from segmenter.train import pretrain_data as data
 from segmenter.train.pretrain import PretrainConfig, Sitting, pretrain, resume_config
 from segmenter.vocab import SPECIAL_TOKENS
 
-from conftest import REPO, TINY_CHARS
+from conftest import REPO, TINY_CHARS, run_cli
 
 HAN = [c for c in TINY_CHARS if "\u4e00" <= c <= "\u9fff"]
 TINY = dict(layers=2, hidden=32, heads=4, intermediate=64, max_length=32, batch_tokens=256, warmup_steps=2, eval_lines=20)
@@ -182,7 +181,7 @@ def test_gold_file_is_refused_as_corpus(corpus_files, tmp_path):
 
 # -- command line -------------------------------------------------------------------------------
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "segmenter", "pretrain", *args], capture_output=True, text=True, cwd=REPO, timeout=300)
+    return run_cli("pretrain", *args, cwd=REPO, text=True)
 
 
 def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
