@@ -119,3 +119,23 @@ def test_commands_without_a_model_refuse_bad_inputs_early(tmp_path, capsys):
     assert "--source" in capsys.readouterr().err and not (tmp_path / "e5").exists()
     assert main(["pretrain", "--out", str(tmp_path / "run"), "--resume"]) == 2
     assert "no checkpoint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "command, new, old, dest",
+    [
+        ("pretrain", ["--raw", "r.txt", "--gold", "g.txt", "--gold-sentences", "5"],
+         ["--corpus", "r.txt", "--eval-gold", "g.txt", "--eval-gold-limit", "5"], ("corpus", "eval_gold", "eval_gold_limit")),
+        ("selftrain", ["--raw", "r.txt", "--gold", "g.txt", "--gold-sentences", "5"],
+         ["--raw", "r.txt", "--dev", "g.txt", "--dev-sentences", "5"], ("raw", "dev", "dev_sentences")),
+    ],
+)
+def test_old_option_names_still_parse_and_stay_out_of_help(command, new, old, dest):
+    from segmenter.cli import _parser_for
+
+    parser, _ = _parser_for(command)
+    required = ["--out", "o", "-m", "m"] if command == "selftrain" else ["--out", "o"]
+    parsed = [parser.parse_args(required + argv) for argv in (new, old)]
+    assert [[getattr(p, name) for name in dest] for p in parsed] == [[["r.txt"], "g.txt", 5]] * 2
+    help_text = parser.format_help()
+    assert "--gold-sentences" in help_text and not any(flag in help_text for flag in old if flag.startswith("--") and flag not in new)

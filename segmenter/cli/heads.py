@@ -14,11 +14,12 @@ import json
 from pathlib import Path
 
 from . import CLIError
+from .options import add_raw, model_folder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None, help="model folder or hub name (default: the embedded model)")
-    parser.add_argument("--raw", nargs="+", metavar="FILE", help="raw text for unsupervised discovery")
+    add_raw(parser)
     parser.add_argument("--raw-lines", type=int, default=2000, help="raw lines read (default: 2000)")
     parser.add_argument("--gold", metavar="FILE", help="a *dev* gold file (never a test file)")
     parser.add_argument("--max-sentences", type=int, default=100, help="gold sentences that calibrate (default: 100)")
@@ -48,7 +49,7 @@ def _segmenter(model, profile=None):
 def run(args: argparse.Namespace) -> int:
     from ..corpus import iter_raw_lines, read_gold
     from ..files import write_text_atomic
-    from ..model import ModelLoadError, load_encoder, resolve_model_folder
+    from ..model import ModelLoadError, load_encoder
 
     if args.show:
         if not args.png:
@@ -69,11 +70,11 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"{option} {path}: no such file")
     if not args.raw and not args.gold:
         raise CLIError("give --raw FILE… (unsupervised) and/or --gold DEV_FILE (report, calibration)")
+    folder = model_folder(args.model)
+    out = None if args.report or args.curve else _profile_path(args.out, folder)  # refused before any work
     try:
-        folder = resolve_model_folder(args.model)
-        out = None if args.report or args.curve else _profile_path(args.out, folder)  # refused before any work
         model, vocab, _ = load_encoder(folder)
-    except (ModelLoadError, TypeError) as err:
+    except ModelLoadError as err:
         raise CLIError(str(err)) from None
     raw = [line for _, line in zip(range(args.raw_lines), iter_raw_lines(args.raw))] if args.raw else None
     gold = read_gold(args.gold, args.max_sentences + args.eval_sentences) if args.gold else None

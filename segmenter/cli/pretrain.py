@@ -17,6 +17,7 @@ import logging
 from pathlib import Path
 
 from . import CLIError
+from .options import add_gold, add_raw
 
 logger = logging.getLogger(__name__)
 
@@ -51,8 +52,7 @@ TRAINING_OPTIONS = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--raw", nargs="+", dest="corpus", metavar="FILE", help="raw UTF-8 text files, one text a line")
-    parser.add_argument("--corpus", nargs="+", dest="corpus", help=argparse.SUPPRESS)  # the old name of --raw
+    add_raw(parser, dest="corpus", old="--corpus")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder: the model, checkpoints inside")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out from its latest checkpoint")
     sitting = parser.add_argument_group("this sitting")
@@ -67,12 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               "1 can be several times faster than oversubscribed cores")
     sitting.add_argument("--eval-every", type=int, default=None, metavar="N", help="evaluate every N steps (default: 500)")
     sitting.add_argument("--save-every", type=int, default=None, metavar="N", help="checkpoint every N steps (default: 1000)")
-    sitting.add_argument("--gold", dest="eval_gold", metavar="FILE",
-                         help="a *dev* gold file: report the best head's boundary AUC, write its profile")
-    sitting.add_argument("--eval-gold", dest="eval_gold", help=argparse.SUPPRESS)  # the old name of --gold
-    sitting.add_argument("--gold-sentences", dest="eval_gold_limit", type=int, default=None, metavar="N",
-                         help="sentences of --gold used (default: 200)")
-    sitting.add_argument("--eval-gold-limit", dest="eval_gold_limit", type=int, help=argparse.SUPPRESS)
+    add_gold(sitting, "eval_gold", "eval_gold_limit", "report the best head's boundary AUC, write its profile", 200,
+             old="--eval-gold", old_sentences="--eval-gold-limit")
     sitting.add_argument("--no-discover-heads", dest="discover_heads", action="store_false",
                          help="without --gold, do not run unsupervised head discovery at the end")
     sitting.add_argument("--keep-checkpoints", type=int, default=None, metavar="N", help="checkpoints kept (default: 2)")

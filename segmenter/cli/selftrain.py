@@ -17,6 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from . import CLIError
+from .options import add_gold, add_raw, model_folder
 
 NUMERIC = {
     "rounds": (int, "self-training rounds at most (default: 2)"),
@@ -38,14 +39,10 @@ NUMERIC = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", required=True, help="base model folder or hub name (e.g. from `segmenter convert-e5`)")
-    parser.add_argument("--raw", nargs="+", required=True, metavar="FILE", help="raw UTF-8 text files, one text a line")
+    add_raw(parser, required=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder: the model, rounds inside (resumable)")
-    parser.add_argument("--gold", dest="dev", metavar="FILE",
-                        help="a *dev* gold file: report F1 per round, stop when it stops rising")
-    parser.add_argument("--dev", dest="dev", help=argparse.SUPPRESS)  # the old name of --gold
-    parser.add_argument("--gold-sentences", dest="dev_sentences", type=int, default=None, metavar="N",
-                        help="sentences of --gold used (default: 1000)")
-    parser.add_argument("--dev-sentences", dest="dev_sentences", type=int, help=argparse.SUPPRESS)
+    add_gold(parser, "dev", "dev_sentences", "report F1 per round, stop when it stops rising", 1000,
+             old="--dev", old_sentences="--dev-sentences")
     parser.add_argument("--calibrate", metavar="FILE", help="a *dev* gold file whose first sentences calibrate the teacher")
     parser.add_argument("--decode", choices=("words", "none"), default=None,
                         help="pseudo-labels from word-level decoding with n-gram autonomy (words, default) or from thresholds alone (none)")
@@ -61,19 +58,13 @@ def run(args: argparse.Namespace) -> int:
 
     from ..train.selftrain import SelftrainConfig, selftrain
 
-    from ..model import ModelLoadError, check_folder, resolve_model_folder
-
     files = [("--raw", p) for p in args.raw] + [(o, p) for o, p in (("--gold", args.dev), ("--calibrate", args.calibrate)) if p]
     for option, path in files:
         if not Path(path).is_file():
             raise CLIError(f"{option} {path}: no such file")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise CLIError(f"--out {args.out} is a file; give a folder")
-    try:
-        model = resolve_model_folder(args.model)
-        check_folder(model)
-    except (ModelLoadError, TypeError) as err:
-        raise CLIError(str(err)) from None
+    model = model_folder(args.model)
     if args.threads:
         torch.set_num_threads(args.threads)
     given = {name: getattr(args, name) for name in (*NUMERIC, "decode", "dev_sentences") if getattr(args, name) is not None}
