@@ -1,5 +1,6 @@
 """The house rules: the runtime loads no training or benchmark code, one window layout, one
 clamp rule, one atomic writer, and every command turns a bad model path into one line."""
+import re
 import subprocess
 import sys
 
@@ -138,4 +139,5 @@ def test_old_option_names_still_parse_and_stay_out_of_help(command, new, old, de
     parsed = [parser.parse_args(required + argv) for argv in (new, old)]
     assert [[getattr(p, name) for name in dest] for p in parsed] == [[["r.txt"], "g.txt", 5]] * 2
     help_text = parser.format_help()
-    assert "--gold-sentences" in help_text and not any(flag in help_text for flag in old if flag.startswith("--") and flag not in new)
+    hidden = [flag for flag in old if flag.startswith("--") and flag not in new]
+    assert "--gold-sentences" in help_text and not [f for f in hidden if re.search(re.escape(f) + r"(?![\w-])", help_text)]
