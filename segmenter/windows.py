@@ -23,10 +23,11 @@ def clamp_window(window: int, overlap: int, max_positions: int) -> tuple[int, in
     """The window and overlap actually used with a model of `max_positions` positions.
 
     A window never exceeds the model's positions ([CLS] and [SEP] take two), and the overlap is
-    at most half a window, so that each window keeps at least half of its characters.
+    at most half a window (rounded up: a window of 3 keeps the smallest valid overlap, 2), so
+    that a window keeps about half of its characters. Clamping twice changes nothing.
     """
     window = min(window, max_positions - 2)
-    return window, min(overlap, window // 2)
+    return window, min(overlap, (window + 1) // 2)
 
 
 def padded_length(num_chars, multiple: int = PAD_MULTIPLE):

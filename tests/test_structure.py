@@ -57,7 +57,8 @@ def test_one_clamp_rule_and_the_segmenter_reports_what_it_uses(tiny_model_dir, t
     from segmenter import Segmenter
 
     assert clamp_window(WINDOW, OVERLAP, 512) == (254, 64)
-    assert clamp_window(254, 64, 64) == (62, 31) and clamp_window(10, 8, 512) == (10, 5)
+    assert clamp_window(254, 64, 64) == (62, 31) and clamp_window(10, 8, 512) == (10, 5) and clamp_window(3, 2, 512) == (3, 2)
+    assert clamp_window(*clamp_window(254, 200, 64), 64) == clamp_window(254, 200, 64)
     seg = Segmenter(tiny_model_dir)  # the defaults (254, 64) on a model of 64 positions
     assert (seg.window, seg.overlap) == (62, 31)
     assert (tiny_segmenter.window, tiny_segmenter.overlap) == (30, 8)
