@@ -1,9 +1,9 @@
 """Model encoding: run character windows through the encoder, return per-head boundary scores.
 
 Input: windows of character ids (no specials). Each window becomes `[CLS] ids [SEP]`
-(windows.collate), windows are grouped by padded length (multiples of 8) so that a window is always computed
-with the same shape whether it comes alone or in a batch, which keeps results independent
-of batch composition, and sorted so that little padding is wasted.
+(windows.collate); windows are grouped by padded length (multiples of 8) so that a window is
+always computed with the same shape whether it comes alone or in a batch, which keeps results
+independent of batch composition, and sorted so that little padding is wasted.
 
 A batch is never a single window, though: for a batch of one, the (1, heads, T, d) query and
 key views of a BERT layer fold into a batched matmul without being copied, which takes
