@@ -2,7 +2,7 @@
 
 Reads RUN/learning_curve.jsonl, which the run writes at every evaluation, and prints one row
 per evaluation: tokens seen, wall time, held-out MLM loss and accuracy, and the best head's
-boundary AUC and boundary F1 (s > 0) on the dev gold given to `--eval-gold`. With --fit-auc
+boundary AUC and boundary F1 (s > 0) on the dev gold given to `--gold` (formerly `--eval-gold`). With --fit-auc
 it also fits AUC = a + b * log10(tokens) to the evaluations from --fit-from-tokens on, and says
 how many tokens (and hours at the run's own tokens/s) that line would need to reach the AUC
 given: an extrapolation, labelled as one, not a measurement.

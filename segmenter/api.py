@@ -3,7 +3,7 @@
 Data flow for a batch of texts:
   TextPlan (junctions)  ->  runs of each text, its model sequence (the non-space characters)
                             and its junctions between two Han characters
-  read_junction_scores  ->  overlapping windows through HeadReader (encoder.py): per-head
+  score_texts           ->  overlapping windows through HeadReader (reader.py): per-head
                             boundary scores s_k for every junction
   HeadProfile           ->  combined score c, cut where c > threshold(granularity)
   runs + cuts           ->  words; every character of the text is in exactly one word
@@ -20,12 +20,10 @@ import torch
 
 from .dictionary import UserDictionary
 from .reader import HeadReader
-from .junctions import TextPlan, read_junction_scores, word_ends
+from .junctions import TextPlan, score_texts as _score_texts, word_ends
 from .model import ModelLoadError, load_encoder, read_profile, resolve_model_folder
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
-
-DEFAULT_WINDOW = 254  # characters per window: 256 positions with [CLS] and [SEP]
-DEFAULT_OVERLAP = 64
+from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
 
 
 def check_text(text, argument: str = "text") -> str:
@@ -105,9 +103,8 @@ class Segmenter:
             torch.set_num_threads(num_threads)
         self.model, self.vocab, num_layers = load_encoder(self.folder, self.profile.deepest_layer + 1, self.device)
         self.profile.check_model(num_layers, self.model.config.num_attention_heads, where=str(self.folder))
-        max_window = self.model.config.max_position_embeddings - 2
-        self.window = min(window, max_window)
-        self.overlap = min(overlap, self.window - 1)
+        # What is used: at most the model's positions, an overlap of at most half a window.
+        self.window, self.overlap = clamp_window(window, overlap, self.model.config.max_position_embeddings)
         self.reader = HeadReader(self.model, self.vocab, self.profile.heads, self.device)
         self.user_dictionary = UserDictionary()
 
@@ -129,15 +126,13 @@ class Segmenter:
         return f"Segmenter(model={str(self.folder)!r}, heads={self.profile.heads}, device={str(self.device)!r})"
 
     # -- scoring ----------------------------------------------------------------------------
-    def _read_scores(self, plans: list[TextPlan], batch_size: int | None, show_progress: bool | None) -> None:
-        read_junction_scores(
-            self.reader, plans, self.window, self.overlap, batch_size or self.batch_size, show_progress
-        )
+    def score_texts(self, texts: list[str], batch_size=None, show_progress=None) -> list[TextPlan]:
+        """The scores behind the words: a TextPlan per text, with plan.junctions (the model
+        positions between two Han characters) and plan.scores, (profile heads, junctions)."""
+        texts = self._check_texts(texts)
+        check_positive_int(batch_size, "batch_size", allow_none=True)
+        return _score_texts(self.reader, texts, self.window, self.overlap, batch_size or self.batch_size, show_progress)
 
-    def _plans(self, texts: list[str], batch_size=None, show_progress=None) -> list[TextPlan]:
-        plans = [TextPlan(text) for text in texts]
-        self._read_scores(plans, batch_size, show_progress)
-        return plans
 
     def _tokens(self, plan: TextPlan, threshold: float) -> list[tuple[str, int, int]]:
         combined = self.profile.combine(plan.scores) if len(plan.junctions) else None
@@ -151,7 +146,7 @@ class Segmenter:
         """Tokens of `text` at each granularity, from one reading of the heads. The cuts nest:
         a cut at a coarser level is a cut at every finer one (the dictionary does not depend
         on the level, see dictionary.py)."""
-        plan = self._plans([check_text(text)], show_progress=False)[0]
+        plan = self.score_texts([check_text(text)], show_progress=False)[0]
         return [self._tokens(plan, self.profile.threshold(g)) for g in granularities]
 
     # -- public API -------------------------------------------------------------------------
@@ -159,7 +154,7 @@ class Segmenter:
         texts = self._check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
         threshold = self.profile.threshold(self.granularity if granularity is None else granularity)
-        return [self._tokens(plan, threshold) for plan in self._plans(texts, batch_size, show_progress)]
+        return [self._tokens(plan, threshold) for plan in self.score_texts(texts, batch_size, show_progress)]
 
     def segment_levels(self, text: str, coarse="coarse", fine="fine") -> list[tuple[str, list[str]]]:
         """Coarse words, each with its fine sub-words (like jieba's search mode, from the heads):

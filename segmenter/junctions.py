@@ -2,9 +2,10 @@
 
 A text becomes a `TextPlan`: its runs (text.py), its model sequence (every non-space
 character: punctuation, digits and Latin letters are context the model reads, even though
-their own boundaries come from rules) and the junctions inside Han runs. `read_junction_scores`
-cuts the model sequences into overlapping windows, encodes only the windows that hold a
-junction, and gathers the per-head scores of every junction from the window that keeps it.
+their own boundaries come from rules) and the junctions inside Han runs. `score_texts` (the
+one scoring entry: Segmenter.score_texts, head discovery, self-training and the benchmark all
+use it) cuts the model sequences into overlapping windows, encodes only the windows that hold
+a junction, and gathers the per-head scores of every junction from the window that keeps it.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from .reader import HeadReader, progress_enabled
 from .text import HAN_CLASS, make_windows, split_runs
+from .windows import OVERLAP, WINDOW, clamp_window
 
 _HAN_SPAN = re.compile(f"[{HAN_CLASS}]+")
 
@@ -41,13 +43,25 @@ class TextPlan:
         self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
 
 
+def score_texts(
+    reader: HeadReader, texts: list[str], window: int = WINDOW, overlap: int = OVERLAP, batch_size: int = 64, show_progress=False
+) -> list[TextPlan]:
+    """Texts -> their TextPlans with plan.scores, (K heads of the reader, len(plan.junctions))."""
+    plans = [TextPlan(text) for text in texts]
+    read_junction_scores(reader, plans, window, overlap, batch_size, show_progress)
+    return plans
+
+
+def stacked_scores(plans: list[TextPlan], heads: int) -> np.ndarray:
+    """The scores of all plans side by side: (heads, total junctions), in plan order."""
+    return np.concatenate([p.scores for p in plans], axis=1) if plans else np.zeros((heads, 0), dtype=np.float32)
+
+
 def read_junction_scores(
     reader: HeadReader, plans: list[TextPlan], window: int, overlap: int, batch_size: int, show_progress=None
 ) -> None:
     """Fill plan.scores, (K, len(plan.junctions)), for every plan; windows batch across texts."""
-    # A window never exceeds the model's positions ([CLS] and [SEP] take two).
-    window = min(window, reader.model.config.max_position_embeddings - 2)
-    overlap = min(overlap, window // 2)
+    window, overlap = clamp_window(window, overlap, reader.model.config.max_position_embeddings)
     jobs: list[tuple[TextPlan, int, int, int]] = []  # plan, window start, junction range kept
     windows: list[np.ndarray] = []
     for plan in plans:

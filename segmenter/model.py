@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.resources
-import json
 import os
 from pathlib import Path
 
@@ -110,9 +109,11 @@ def attention_implementation(config) -> str:
 
 
 def load_encoder(folder: Path, num_layers: int | None = None, device: str | torch.device = "cpu"):
-    """Load the encoder from `folder`, keeping only its first `num_layers` layers.
+    """Load the encoder from `folder`, keeping only its first `num_layers` layers, in eval mode.
 
-    Returns (model, vocab, total layers of the folder's model).
+    Returns (model, vocab, total layers of the folder's model). Self-training fine-tunes this
+    same model (model.train()): its attention dropout is off, because the attention weights
+    *are* the output here, and dropout would zero entries of the very rows s is read from.
     """
     from transformers import AutoConfig, AutoModel
 
@@ -126,6 +127,7 @@ def load_encoder(folder: Path, num_layers: int | None = None, device: str | torc
         if num_layers > total_layers:
             raise ModelLoadError(f"{folder}: asked for {num_layers} layers but the model has {total_layers}")
         config.num_hidden_layers = num_layers
+    config.attention_probs_dropout_prob = 0.0
     try:
         vocab = CharVocab.from_folder(folder)
     except (OSError, ValueError) as err:
@@ -156,9 +158,3 @@ def read_profile(folder: Path) -> HeadProfile | None:
     except ValueError as err:
         raise ModelLoadError(str(err)) from None
 
-
-def read_config(folder: Path) -> dict:
-    try:
-        return json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise ModelLoadError(f"{folder}/config.json is unreadable: {err}") from None

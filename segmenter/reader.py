@@ -1,9 +1,9 @@
 """Model encoding: run character windows through the encoder, return per-head boundary scores.
 
-Input: windows of character ids (no specials). Each window becomes `[CLS] ids [SEP]`,
-windows are grouped by padded length (multiples of 8) so that a window is always computed
-with the same shape whether it comes alone or in a batch, which keeps results independent
-of batch composition, and sorted so that little padding is wasted.
+Input: windows of character ids (no specials). Each window becomes `[CLS] ids [SEP]`
+(windows.collate); windows are grouped by padded length (multiples of 8) so that a window is
+always computed with the same shape whether it comes alone or in a batch, which keeps results
+independent of batch composition, and sorted so that little padding is wasted.
 
 A batch is never a single window, though: for a batch of one, the (1, heads, T, d) query and
 key views of a BERT layer fold into a batched matmul without being copied, which takes
@@ -20,9 +20,9 @@ import torch
 from .attention import AttentionReader
 from .scores import boundary_scores
 from .vocab import CharVocab
+from .windows import collate, padded_length
 
 logger = logging.getLogger(__name__)
-PAD_MULTIPLE = 8
 
 
 def progress_enabled(show_progress: bool | None) -> bool:
@@ -35,8 +35,9 @@ def progress_enabled(show_progress: bool | None) -> bool:
 class HeadReader:
     """Reads the boundary scores of selected heads out of a BERT-style encoder.
 
-    model: a transformers encoder loaded with eager attention (see model.load_encoder), whose
-    layers above the deepest selected head were dropped: they would never be read.
+    model: a transformers encoder (see model.load_encoder), whose layers above the deepest
+    selected head were dropped: they would never be read. Its attention kernel does not matter:
+    the AttentionReader computes the selected heads' weights itself (attention.py).
     heads: (layer, head) pairs, 0-based.
     """
 
@@ -56,16 +57,12 @@ class HeadReader:
         rows = len(batch)
         if rows == 1:  # a batch of one takes other kernels (module doc): run it as two
             batch = batch * 2
-        ids = torch.full((len(batch), tokens), self.vocab.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(batch), tokens), dtype=torch.long)
+        ids, mask = collate(batch, self.vocab)
+        assert ids.shape[1] == tokens, "windows of one batch share their padded length"
         lengths = torch.tensor([len(w) for w in batch])
-        for row, window in enumerate(batch):
-            n = len(window)
-            ids[row, 0] = self.vocab.cls_id
-            ids[row, 1 : n + 1] = torch.from_numpy(window)
-            ids[row, n + 1] = self.vocab.sep_id
-            mask[row, : n + 2] = 1
-        attentions = self.attention.run(input_ids=ids.to(self.device), attention_mask=mask.to(self.device))
+        attentions = self.attention.run(
+            input_ids=torch.from_numpy(ids).to(self.device), attention_mask=torch.from_numpy(mask).to(self.device)
+        )
         # attentions: {layer: (B, K_l, T, T)}; score them, then put the K rows in profile order.
         lengths = lengths.to(self.device)
         scores = torch.cat([boundary_scores(a.float(), lengths) for a in attentions.values()], dim=1)
@@ -74,7 +71,7 @@ class HeadReader:
     def read(self, windows: list[np.ndarray], batch_size: int = 64, progress=None) -> list[np.ndarray]:
         """Per-head scores for each window: a (K, n - 1) array for a window of n characters."""
         results: list[np.ndarray | None] = [None] * len(windows)
-        padded = [(-(-(len(w) + 2) // PAD_MULTIPLE)) * PAD_MULTIPLE for w in windows]
+        padded = [int(padded_length(len(w))) for w in windows]
         order = sorted(range(len(windows)), key=lambda i: (-padded[i], i))
         start = 0
         while start < len(order):

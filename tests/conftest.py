@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 # Tests never reach the network: a hub name must fail fast and clearly.
@@ -37,24 +39,30 @@ def tiny_vocab() -> CharVocab:
     return CharVocab(list(SPECIAL_TOKENS) + sorted(set(TINY_CHARS)) + list("0123456789abcdefghijklmnopqrstuvwxyz"))
 
 
-def make_tiny_model(folder: Path, seed: int = 0, layers: int = 2, heads: int = 4, profile: HeadProfile | None = None) -> Path:
-    """A random BERT folder (config.json, model.safetensors, vocab.txt, head profile)."""
+def tiny_bert(seed: int = 0, layers: int = 3, heads: int = 4, attention: str = "sdpa"):
+    """A random BertModel (no pooler) over tiny_vocab(), in eval mode: the same weights for the
+    same seed and shape, whatever the attention kernel ("sdpa" or "eager")."""
     from transformers import BertConfig, BertModel
 
     torch.manual_seed(seed)
-    vocab = tiny_vocab()
     config = BertConfig(
-        vocab_size=len(vocab),
+        vocab_size=len(tiny_vocab()),
         hidden_size=32,
         num_hidden_layers=layers,
         num_attention_heads=heads,
         intermediate_size=64,
         max_position_embeddings=64,
     )
-    model = BertModel(config, add_pooling_layer=False)
+    config._attn_implementation = attention
+    return BertModel(config, add_pooling_layer=False).eval()
+
+
+def make_tiny_model(folder: Path, seed: int = 0, layers: int = 2, heads: int = 4, profile: HeadProfile | None = None) -> Path:
+    """A random BERT folder (config.json, model.safetensors, vocab.txt, head profile)."""
+    model = tiny_bert(seed, layers, heads)
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(folder)
-    vocab.save(folder)
+    tiny_vocab().save(folder)
     (profile or HeadProfile(heads=[(layers - 1, 0), (layers - 1, 1)], weights=[0.5, 0.5], source="test")).save(folder)
     return folder
 
@@ -75,3 +83,14 @@ def require_shared(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"shared corpus {path} not present")
     return path
+
+
+def run_cli(*args, stdin: bytes | None = None, cwd=None, text: bool = False, env=None) -> subprocess.CompletedProcess:
+    """`python -m segmenter ARGS…` in a subprocess (this checkout first on the path), output captured."""
+    extra = dict(env or {})
+    path = os.pathsep.join(filter(None, [str(REPO), extra.pop("PYTHONPATH", None), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", **extra, "PYTHONPATH": path}
+    return subprocess.run(
+        [sys.executable, "-m", "segmenter", *map(str, args)], input=stdin, capture_output=True, cwd=cwd, env=env,
+        timeout=300, text=text,
+    )

@@ -5,12 +5,7 @@ import sys
 
 import pytest
 
-
-def run_cli(*args, stdin: bytes | None = None, cwd=None, env=None):
-    env = dict(os.environ, PYTHONIOENCODING="utf-8", **(env or {}))
-    return subprocess.run(
-        [sys.executable, "-m", "segmenter", *map(str, args)], input=stdin, capture_output=True, cwd=cwd, env=env, timeout=300
-    )
+from conftest import run_cli
 
 
 def test_stdin_to_stdout(tiny_model_dir):

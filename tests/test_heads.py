@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 
 from segmenter import Segmenter
-from segmenter.corpus import boundary_labels
 from segmenter.train.head_discovery import calibrate, discover_signature, discover_unsupervised, oracle
-from segmenter.train.head_measures import JunctionSample, all_heads, gold_junctions, head_table
+from segmenter.train.head_measures import all_heads, gold_junctions, head_table, segment_sample
 from segmenter.model import load_encoder
 from segmenter.profile import GRANULARITY_NAMES
 
@@ -19,6 +18,11 @@ GOLD = [["中国", "人民", "发展", "了", "经济", "。"], ["我们", "的"
 def encoder(tiny_model_dir):
     model, vocab, _ = load_encoder(tiny_model_dir)
     return model, vocab
+
+
+def _spans(words):
+    ends = np.cumsum([len(w) for w in words]).tolist()
+    return list(zip([0] + ends[:-1], ends))
 
 
 def raw_lines(n=300, seed=0):
@@ -62,10 +66,14 @@ def test_oracle_is_an_upper_bound_of_each_head(encoder):
     heads = all_heads(model)[:4]
     sample = gold_junctions(model, vocab, GOLD, heads=heads)
     figures = oracle(sample, heads, GOLD)
+    total = sum(len(words) for words in GOLD)
     for k in range(len(heads)):
         single = ((sample.scores[k] > 0) == sample.labels).mean()
         assert figures["junction_accuracy"] >= single
-    assert 0 <= figures["word_recall"] <= 1
+        one_head = oracle(sample, [heads[k]], GOLD)  # one head: its own word recall, counted by hand
+        found = sum(w in set(_spans(g)) for g, words in zip(GOLD, segment_sample(sample, sample.scores[k])) for w in _spans(words))
+        assert one_head["word_recall"] == pytest.approx(found / total)
+        assert figures["word_recall"] >= one_head["word_recall"]
 
 
 def test_head_table_sorted(encoder):

@@ -13,7 +13,7 @@ import pytest
 import segmenter
 from segmenter import Segmenter
 
-from test_cli import run_cli
+from conftest import run_cli
 
 # jieba's test/userdict.txt
 USERDICT = "云计算 5\n李小福 2 nr\n创新办 3 i\neasy_install 3 eng\n好用 300\n韩玉赏鉴 3 nz\n八一双鹿 3 nz\n台中\n凱特琳 nz\nEdu Trust认证 2000\n"

@@ -1,13 +1,11 @@
 """Local multi-process segmentation: same words as segment(), in input order, bounded, clear errors."""
-import os
-import subprocess
-import sys
-
 import pytest
 
 from segmenter import ModelLoadError
 from segmenter.lines import join_words, read_file_lines, split_lines
 from segmenter.scale.workers import WorkerSpec, segment_lines, threads_per_worker
+
+from conftest import run_cli
 
 # Lines with everything that changes the windows: long Han runs (several windows at window=30),
 # empty lines, spaces only, Latin and digits, punctuation, a line longer than a chunk of text.
@@ -86,11 +84,6 @@ def test_argument_checks(tiny_segmenter):
         segment_lines([], segmenter=tiny_segmenter, workers=0)
     with pytest.raises(ValueError, match="chunk_lines"):
         segment_lines([], segmenter=tiny_segmenter, chunk_lines=0)
-
-
-def run_cli(*args):
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "segmenter", *map(str, args)], capture_output=True, env=env, timeout=300)
 
 
 @pytest.mark.slow

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,7 @@ from segmenter.train import pretrain_data as data
 from segmenter.train.pretrain import PretrainConfig, Sitting, pretrain, resume_config
 from segmenter.vocab import SPECIAL_TOKENS
 
-from conftest import REPO, TINY_CHARS
+from conftest import REPO, TINY_CHARS, run_cli
 
 HAN = [c for c in TINY_CHARS if "\u4e00" <= c <= "\u9fff"]
 TINY = dict(layers=2, hidden=32, heads=4, intermediate=64, max_length=32, batch_tokens=256, warmup_steps=2, eval_lines=20)
@@ -182,7 +181,7 @@ def test_gold_file_is_refused_as_corpus(corpus_files, tmp_path):
 
 # -- command line -------------------------------------------------------------------------------
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "segmenter", "pretrain", *args], capture_output=True, text=True, cwd=REPO, timeout=300)
+    return run_cli("pretrain", *args, cwd=REPO, text=True)
 
 
 def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
@@ -214,12 +213,12 @@ def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--out", "{out}"], "--corpus is required"),
-        (["--corpus", "{raw}", "--out", "{out}", "--hidden", "30", "--heads", "4"], "multiple of --heads"),
-        (["--corpus", "{raw}", "--out", "{out}", "--mask-rate", "1.5"], "--mask-rate must be in (0, 1)"),
-        (["--corpus", "{raw}", "--out", "{out}", "--minutes", "0"], "must be positive: --minutes 0"),
-        (["--corpus", "{raw}", "--out", "{out}", "--device", "cuda:7" if torch.cuda.is_available() else "cuda"], "device"),
-        (["--corpus", "{raw}", "--out", "{out}", "--eval-gold", "{raw}x"], "no such file"),
+        (["--out", "{out}"], "--raw is required"),
+        (["--raw", "{raw}", "--out", "{out}", "--hidden", "30", "--heads", "4"], "multiple of --heads"),
+        (["--raw", "{raw}", "--out", "{out}", "--mask-rate", "1.5"], "--mask-rate must be in (0, 1)"),
+        (["--raw", "{raw}", "--out", "{out}", "--minutes", "0"], "must be positive: --minutes 0"),
+        (["--raw", "{raw}", "--out", "{out}", "--device", "cuda:7" if torch.cuda.is_available() else "cuda"], "device"),
+        (["--raw", "{raw}", "--out", "{out}", "--gold", "{raw}x"], "no such file"),
         (["--out", "{out}", "--resume"], "no checkpoint"),
     ],
 )
@@ -238,7 +237,7 @@ def test_cli_refuses_to_mix_runs(corpus_files, tmp_path, capsys):
     out = str(tmp_path / "out")
     shape = ["--layers", "1", "--hidden", "32", "--heads", "2", "--intermediate", "64", "--max-length", "32",
              "--batch-tokens", "256", "--eval-lines", "20", "--max-steps", "2", "-q"]
-    assert main(["pretrain", "--corpus", str(corpus_files[0]), "--out", out, *shape]) == 0
+    assert main(["pretrain", "--raw", str(corpus_files[0]), "--out", out, *shape]) == 0
     assert main(["pretrain", "--corpus", str(corpus_files[0]), "--out", out, *shape]) == 2
     assert "pass --resume" in capsys.readouterr().err
     assert main(["pretrain", "--out", out, "--resume", "--hidden", "64", "-q"]) == 2

@@ -122,11 +122,11 @@ def test_window_scores_do_not_depend_on_the_batch(tiny_segmenter):
 def test_junction_scores_do_not_depend_on_the_batch(tiny_segmenter):
     rng = random.Random(1)
     texts = ["".join(rng.choice(TINY_CHARS + " ab1") for _ in range(rng.randint(0, 120))) for _ in range(150)]
-    alone = [tiny_segmenter._plans([t], show_progress=False)[0].scores for t in texts]
+    alone = [tiny_segmenter.score_texts([t], show_progress=False)[0].scores for t in texts]
     for batch_size in (3, 64):
         order = list(range(len(texts)))
         rng.shuffle(order)
-        plans = tiny_segmenter._plans([texts[i] for i in order], batch_size, show_progress=False)
+        plans = tiny_segmenter.score_texts([texts[i] for i in order], batch_size, show_progress=False)
         assert all(np.array_equal(plan.scores, alone[i]) for plan, i in zip(plans, order))
 
 

@@ -47,7 +47,9 @@ def test_zero_weights_are_finite():
     a = torch.zeros(1, 1, 4, 4)
     s = boundary_scores(a, torch.tensor([2]))
     assert torch.isfinite(s).all() and float(s[0, 0, 0]) == 0.0
-    assert ATTENTION_FLOOR > 0
+    a[0, 0, 1, 2] = 0.5  # weight on the next character only: [SEP] gets the floor, not log(0)
+    s = boundary_scores(a, torch.tensor([2]))
+    assert math.isclose(float(s[0, 0, 0]), math.log(ATTENTION_FLOOR) - math.log(0.5), rel_tol=1e-5)
 
 
 def test_too_short_sequences_have_no_junctions():

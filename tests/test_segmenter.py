@@ -157,10 +157,15 @@ def test_invalid_profile_json(tiny_model_dir, tmp_path):
 
 
 def test_module_level_functions_use_one_default(monkeypatch, tiny_model_dir):
+    # default_segmenter() builds segmenter.api.Segmenter: patch that name (patching
+    # segmenter.Segmenter would go unseen and load the embedded model).
+    import segmenter.api
+
     segmenter.default_segmenter.cache_clear()
-    monkeypatch.setattr(segmenter, "Segmenter", lambda: Segmenter(tiny_model_dir))
+    monkeypatch.setattr(segmenter.api, "Segmenter", lambda: Segmenter(tiny_model_dir))
     try:
         words = segmenter.segment("我爱北京")
+        assert segmenter.default_segmenter().folder == tiny_model_dir  # the patched one, not the embedded model
         assert "".join(words) == "我爱北京"
         assert segmenter.lcut("我爱北京") == words == list(segmenter.cut("我爱北京"))
         assert segmenter.default_segmenter() is segmenter.default_segmenter()

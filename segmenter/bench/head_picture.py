@@ -1,7 +1,8 @@
 """A picture of the heads for one sentence: what the seed article showed as a GIF.
 
 For each selected head, its attention matrix over `[CLS] c1 … cn [SEP]` (rows: the character
-that attends; columns: where it looks), the chosen boundaries marked by vertical lines, and
+that attends; columns: where it looks), the chosen boundaries marked by horizontal lines between
+the rows of the characters they separate, and
 one strip at the bottom with the combined boundary score per junction. Characters label the
 axes, so a CJK font is needed: matplotlib's default (DejaVu) has no Chinese glyphs. The first
 installed font that covers the text is used: the Noto Sans CJK of the `plot` extra
@@ -14,6 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+from ..attention import AttentionReader
+from ..windows import collate
 
 CJK_FONT_HINTS = ("Noto Sans CJK", "Noto Serif CJK", "Source Han", "WenQuanYi", "WQY", "SimHei", "Microsoft YaHei",
                   "PingFang", "Heiti", "AR PL", "Droid Sans Fallback", "Noto Sans SC", "Sarasa")
@@ -65,19 +69,21 @@ def draw_heads(segmenter, text: str, out: str | Path, font: str | None = None) -
             "no installed font has these characters; install one (e.g. `apt install fonts-noto-cjk` "
             "or fonts-wqy-microhei) or pass --font PATH"
         )
-    ids = torch.tensor([[segmenter.vocab.cls_id, *segmenter.vocab.encode(chars).tolist(), segmenter.vocab.sep_id]])
+    heads = segmenter.profile.heads[:6]
+    reader = AttentionReader(segmenter.model, heads)
+    ids, mask = collate([segmenter.vocab.encode(chars)], segmenter.vocab, pad_multiple=1)  # one window, no padding
     with torch.inference_mode():
-        attentions = segmenter.reader.attention.run(input_ids=ids.to(segmenter.device), attention_mask=torch.ones_like(ids).to(segmenter.device))
-    by_layer = segmenter.reader.attention.heads_by_layer
+        attentions = reader.run(
+            input_ids=torch.from_numpy(ids).to(segmenter.device), attention_mask=torch.from_numpy(mask).to(segmenter.device)
+        )
     words = segmenter.segment(chars)
     cuts = np.cumsum([len(w) for w in words])[:-1]  # boundaries after these many characters
-    plan = segmenter._plans([chars], show_progress=False)[0]
+    plan = segmenter.score_texts([chars], show_progress=False)[0]
     combined = segmenter.profile.combine(plan.scores) if len(plan.junctions) else np.zeros(0)
     labels = ["[CLS]", *chars, "[SEP]"]
-    heads = segmenter.profile.heads[:6]
     figure, axes = plt.subplots(1, len(heads) + 1, figsize=(4.2 * (len(heads) + 1), 4.6))
     for axis, (layer, head) in zip(axes, heads):
-        matrix = attentions[layer][0, by_layer[layer].index(head)].float().cpu().numpy()
+        matrix = attentions[layer][0, reader.heads_by_layer[layer].index(head)].float().cpu().numpy()
         axis.imshow(matrix, cmap="Blues", vmin=0, vmax=1)
         axis.set_title(f"layer {layer}, head {head}")
         axis.set_xticks(range(len(labels)), labels, fontproperties=properties, fontsize=8, rotation=90)

@@ -1,6 +1,6 @@
 """Reporting a benchmark: the JSON records, the markdown table the README shows, the plot.
 
-Everything here is generated from a BenchResult (benchmark.py): no figure is ever typed by hand.
+Everything here is generated from a BenchResult (runner.py): no figure is ever typed by hand.
 The markdown says the command that made it and the machine it ran on, so that a reader can
 tell how far the speed and memory columns carry to their own machine.
 """
@@ -15,7 +15,6 @@ from pathlib import Path
 from .runner import BenchResult
 from .systems import label
 
-FIGURES = ("P", "R", "F1", "oov_rate", "oov_recall", "iv_recall", "chars_per_s", "peak_mb")
 # system -> the distributions whose versions the report names
 DISTRIBUTIONS = {"segmenter": ("segmenter", "torch", "transformers"), "jieba": ("jieba",), "jieba-nohmm": ("jieba",),
                  "pkuseg": ("pkuseg",), "spacy-pkuseg": ("spacy-pkuseg",), "thulac": ("thulac",)}

@@ -1,15 +1,15 @@
 """Benchmark: segment gold corpora with several systems, then score, time and weigh each run.
 
 For every corpus (a gold file: its input is each line with the spaces removed) and every
-(system, setting) there is one run (benchmark_systems.segment_run: build, warm-up, timed pass),
+(system, setting) there is one run (systems.segment_run: build, warm-up, timed pass),
 scored here with the SIGHAN figures (evaluation.py) against the gold words.
 
 Each run happens in a Python process of its own (a worker) so that its peak memory is that
 system's alone: a process's high-water mark never goes down, so runs sharing one process
-would each report the largest before them. The worker loads benchmark_systems.py by its path,
-without the `segmenter` package and the torch it imports (see there). Systems that are not
-installed, or cannot start (a model they would download), are skipped with the reason.
-Reporting (JSON, markdown table, plot): benchmark_report.py.
+would each report the largest before them. The worker loads systems.py by its path, without
+the `segmenter` package and the torch it imports (see there). Systems that are not installed,
+or cannot start (a model they would download), are skipped, with the reason on the console
+and in the report. Reporting (JSON, markdown table, plot): report.py.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from .systems import (
     label, parse_systems, segment_run,
 )
 
-__all__ = [  # the benchmark's public names, those of benchmark_systems included
+__all__ = [  # the benchmark's public names, those of systems.py included
     "DEFAULT_SYSTEMS", "SEGMENTER_SETTINGS", "SYSTEMS", "BenchConfig", "BenchResult", "BenchmarkError", "CorpusRun",
     "System", "default_lexicon", "label", "parse_systems", "run_benchmark", "run_isolated", "segment_run",
 ]
@@ -47,7 +47,7 @@ def default_lexicon(gold: str | Path) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
-# Loads benchmark_systems.py as a module of its own (registered in sys.modules, which
+# Loads systems.py as a module of its own (registered in sys.modules, which
 # dataclasses need) without importing the segmenter package, and torch with it.
 _BOOTSTRAP = (
     "import importlib.util, sys\n"
@@ -100,8 +100,9 @@ def run_benchmark(config: BenchConfig) -> BenchResult:
     for system, setting in config.systems:
         spec = SYSTEMS[system]
         if importlib.util.find_spec(spec.module) is None:
-            result.skipped.append({"system": system, "setting": setting, "corpus": None,
-                                   "reason": f"not installed ({spec.install})"})
+            reason = f"not installed ({spec.install})"
+            result.skipped.append({"system": system, "setting": setting, "corpus": None, "reason": reason})
+            logger.warning("%s: not run: %s", label(system, setting), reason)
             continue
         if spec.check is not None:
             spec.check(config)

@@ -8,7 +8,7 @@ segmenter's settings are SEGMENTER_SETTINGS: add an entry there and it joins the
 characters (lazy loading, caches, allocator), then the timed pass over every sentence:
 chars_per_s = characters / seconds of that pass alone. Scoring happens in the parent.
 
-A worker loads this file by its path, not through the `segmenter` package (benchmark.py,
+A worker loads this file by its path, not through the `segmenter` package (runner.py,
 run_isolated): importing the package imports torch (~220 MiB, 2.5 s), and jieba's memory
 figure would carry it. So this file imports only the standard library at the top, and
 names `segmenter.*` absolutely, inside the functions that need it.
@@ -146,7 +146,7 @@ def _oracle_setting(config: BenchConfig, corpus: CorpusRun):
 
     def segment(texts):
         out = []
-        for plan in seg._plans(texts, show_progress=False):
+        for plan in seg.score_texts(texts, show_progress=False):
             combined = seg.profile.combine(plan.scores) if len(plan.junctions) else np.zeros(0)
             truth = gold[plan.text][plan.positions[plan.junctions]] if len(plan.junctions) else np.zeros(0, bool)
             any_right = ((plan.scores > 0) == truth[None]).any(axis=0) if len(plan.junctions) else np.zeros(0, bool)
@@ -325,7 +325,7 @@ def segment_run(system: str, setting: str, config: BenchConfig, corpus: CorpusRu
 
 
 def worker_main(argv: list[str]) -> int:
-    """`python -c BOOTSTRAP benchmark_systems.py SPEC RESULT`: one run, its result written as JSON."""
+    """`python -c BOOTSTRAP systems.py SPEC RESULT`: one run, its result written as JSON."""
     spec_path, result_path = argv
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     config = BenchConfig(**{**spec["config"], "systems": [tuple(p) for p in spec["config"]["systems"]]})

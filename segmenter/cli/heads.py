@@ -9,15 +9,17 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 from pathlib import Path
 
 from . import CLIError
+from .options import add_raw, model_folder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None, help="model folder or hub name (default: the embedded model)")
-    parser.add_argument("--raw", nargs="+", metavar="FILE", help="raw text for unsupervised discovery")
+    add_raw(parser)
     parser.add_argument("--raw-lines", type=int, default=2000, help="raw lines read (default: 2000)")
     parser.add_argument("--gold", metavar="FILE", help="a *dev* gold file (never a test file)")
     parser.add_argument("--max-sentences", type=int, default=100, help="gold sentences that calibrate (default: 100)")
@@ -25,11 +27,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-heads", type=int, default=12, help="heads kept in the profile (default: 12)")
     parser.add_argument("--report", action="store_true", help="print every head's AUC/F1 on --gold; write nothing")
     parser.add_argument("--curve", metavar="N,N,…", help="with --gold: F1 after calibrating on each N sentences (0 = unsupervised, needs --raw)")
-    parser.add_argument("--out", metavar="FILE", help="where to write the profile (default: MODEL/segmenter_heads.json)")
+    parser.add_argument("--out", metavar="PATH",
+                        help="the profile file to write, or a folder to write segmenter_heads.json into "
+                             "(default: MODEL/segmenter_heads.json)")
     parser.add_argument("--show", metavar="TEXT", help="draw the profile's heads on TEXT (needs --png)")
     parser.add_argument("--png", metavar="FILE", help="PNG file for --show")
     parser.add_argument("--font", metavar="FILE", help="a font file with CJK glyphs for --show")
-    parser.add_argument("-q", "--quiet", action="store_true")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars, warnings only")
 
 
 def _segmenter(model, profile=None):
@@ -44,11 +48,16 @@ def _segmenter(model, profile=None):
 
 def run(args: argparse.Namespace) -> int:
     from ..corpus import iter_raw_lines, read_gold
-    from ..model import ModelLoadError, embedded_model_path, load_encoder, resolve_model_folder
+    from ..files import write_text_atomic
+    from ..model import ModelLoadError, load_encoder
 
     if args.show:
         if not args.png:
             raise CLIError("--show needs --png FILE")
+        if importlib.util.find_spec("matplotlib") is None:
+            raise CLIError("--show needs matplotlib, which is not installed: pip install 'segmenter[plot]'")
+        if not Path(args.png).resolve().parent.is_dir():
+            raise CLIError(f"--png {args.png}: its folder does not exist")
         from ..bench.head_picture import draw_heads
 
         try:
@@ -56,13 +65,14 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, RuntimeError, FileNotFoundError) as err:
             raise CLIError(str(err)) from None
         return 0
-    for path in (args.raw or []) + ([args.gold] if args.gold else []):
+    for option, path in [("--raw", p) for p in args.raw or []] + ([("--gold", args.gold)] if args.gold else []):
         if not Path(path).is_file():
-            raise CLIError(f"{path}: no such file")
+            raise CLIError(f"{option} {path}: no such file")
     if not args.raw and not args.gold:
         raise CLIError("give --raw FILE… (unsupervised) and/or --gold DEV_FILE (report, calibration)")
+    folder = model_folder(args.model)
+    out = None if args.report or args.curve else _profile_path(args.out, folder)  # refused before any work
     try:
-        folder = resolve_model_folder(args.model)
         model, vocab, _ = load_encoder(folder)
     except ModelLoadError as err:
         raise CLIError(str(err)) from None
@@ -74,15 +84,29 @@ def run(args: argparse.Namespace) -> int:
     if args.curve:
         return _curve(model, vocab, raw, gold, args)
     profile = _make_profile(model, vocab, raw, gold[: args.max_sentences] if gold else None, args)
-    out = Path(args.out) if args.out else folder / "segmenter_heads.json"
-    if not args.out and folder == embedded_model_path():
-        raise CLIError("will not overwrite the embedded model's profile: pass --out FILE")
-    out.write_text(profile.to_json(), encoding="utf-8")
+    write_text_atomic(out, profile.to_json())
     print(f"{profile.source}: heads {profile.heads}")
     if gold and len(gold) > args.max_sentences:
         print(f"word F1 on {Path(args.gold).name} sentences {args.max_sentences + 1}-{len(gold)}: {_f1(model, vocab, profile, gold[args.max_sentences:]):.4f}")
     print(f"wrote {out}")
     return 0
+
+
+def _profile_path(out: str | None, folder: Path) -> Path:
+    """Where the profile goes; refuses (CLIError) what cannot or must not be written."""
+    from ..model import embedded_model_path
+    from ..profile import PROFILE_FILE
+
+    if out is None:
+        if folder.resolve() == embedded_model_path().resolve():
+            raise CLIError("will not overwrite the embedded model's profile: pass --out FILE")
+        return folder / PROFILE_FILE
+    path = Path(out)
+    if path.is_dir():
+        path = path / PROFILE_FILE
+    if not path.resolve().parent.is_dir():
+        raise CLIError(f"--out {out}: its folder does not exist")
+    return path
 
 
 def _make_profile(model, vocab, raw, calibration, args):

@@ -1,13 +1,14 @@
 """Pretrain a character-level BERT from scratch with masked-LM on raw text.
 
 Example (CPU, one hour a sitting; `--out runs/char-bert --resume --minutes 60` continues):
-  segmenter pretrain --corpus ../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt \\
-      --out runs/char-bert --minutes 60 --precision bf16 --eval-gold ../shared/corpora/gold/pku_dev.txt
+  segmenter pretrain --raw ../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt \\
+      --out runs/char-bert --minutes 60 --precision bf16 --gold ../shared/corpora/gold/pku_dev.txt
 
-OUT becomes a segmenter model folder (weights, vocab.txt, MODEL_CARD.md, learning curve, and
-a head profile: with --eval-gold the best head on those dev sentences, else one found without
-supervision at the end of the sitting); OUT/checkpoints holds the resumable checkpoints.
-Never pass gold (segmented) files as --corpus.
+--out DIR becomes a segmenter model folder (weights, vocab.txt, MODEL_CARD.md, learning curve,
+and a head profile: with --gold the best head on those dev sentences, else one found without
+supervision at the end of the sitting); DIR/checkpoints holds the resumable checkpoints.
+Never pass gold (segmented) files as --raw. (--corpus, --eval-gold and --eval-gold-limit are
+the old names of --raw, --gold and --gold-sentences.)
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import logging
 from pathlib import Path
 
 from . import CLIError
+from .options import add_gold, add_raw
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +52,8 @@ TRAINING_OPTIONS = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", nargs="+", metavar="FILE", help="raw UTF-8 text files, one text a line")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output model folder (checkpoints inside)")
+    add_raw(parser, dest="corpus", old="--corpus")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder: the model, checkpoints inside")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out from its latest checkpoint")
     sitting = parser.add_argument_group("this sitting")
     sitting.add_argument("--minutes", type=float, default=None, help="stop taking steps after this many minutes")
@@ -65,10 +67,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               "1 can be several times faster than oversubscribed cores")
     sitting.add_argument("--eval-every", type=int, default=None, metavar="N", help="evaluate every N steps (default: 500)")
     sitting.add_argument("--save-every", type=int, default=None, metavar="N", help="checkpoint every N steps (default: 1000)")
-    sitting.add_argument("--eval-gold", metavar="FILE", help="dev gold file: report the best head's boundary AUC, write its profile")
-    sitting.add_argument("--eval-gold-limit", type=int, default=None, metavar="N", help="gold sentences used (default: 200)")
+    add_gold(sitting, "eval_gold", "eval_gold_limit", "report the best head's boundary AUC, write its profile", 200,
+             old="--eval-gold", old_sentences="--eval-gold-limit")
     sitting.add_argument("--no-discover-heads", dest="discover_heads", action="store_false",
-                         help="without --eval-gold, do not run unsupervised head discovery at the end")
+                         help="without --gold, do not run unsupervised head discovery at the end")
     sitting.add_argument("--keep-checkpoints", type=int, default=None, metavar="N", help="checkpoints kept (default: 2)")
     sitting.add_argument("-q", "--quiet", action="store_true", help="no progress bar, warnings only")
     model = parser.add_argument_group("model and data (fixed once a run started)")
@@ -115,13 +117,13 @@ def run(args: argparse.Namespace) -> int:
 
     for path in args.corpus or []:
         if not Path(path).is_file():
-            raise CLIError(f"--corpus {path}: no such file")
+            raise CLIError(f"--raw {path}: no such file")
     if args.eval_gold and not Path(args.eval_gold).is_file():
-        raise CLIError(f"--eval-gold {args.eval_gold}: no such file")
+        raise CLIError(f"--gold {args.eval_gold}: no such file")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise CLIError(f"--out {args.out} is a file; give a folder")
     positive = {"--eval-every": args.eval_every, "--save-every": args.save_every, "--keep-checkpoints": args.keep_checkpoints,
-                "--eval-gold-limit": args.eval_gold_limit, "--stop-after": args.stop_after, "--threads": args.threads,
+                "--gold-sentences": args.eval_gold_limit, "--stop-after": args.stop_after, "--threads": args.threads,
                 "--minutes": args.minutes}
     bad = [f"{flag} {value}" for flag, value in positive.items() if value is not None and value <= 0]
     if bad:
@@ -132,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
             config = resume_config(Path(args.out), given)
         else:
             if not args.corpus:
-                raise CLIError("--corpus is required (raw text files) unless --resume")
+                raise CLIError("--raw is required (raw text files) unless --resume")
             config = PretrainConfig(**given)
         sitting = Sitting(
             out=Path(args.out), resume=args.resume, minutes=args.minutes, stop_after=args.stop_after, device=args.device,

@@ -3,11 +3,12 @@
 Example (the embedded model's recipe; see its MODEL_CARD.md for the exact command):
   segmenter convert-e5 --out runs/e5char
   segmenter selftrain --model runs/e5char --raw ../shared/corpora/raw/pretrain_raw.txt \\
-      ../shared/corpora/raw/extra_raw.txt --out runs/selftrained --dev ../shared/corpora/gold/pku_dev.txt
+      ../shared/corpora/raw/extra_raw.txt --out runs/selftrained --gold ../shared/corpora/gold/pku_dev.txt
 
-Run the same command again to resume: finished rounds and labelled chunks are kept in OUT.
---dev only chooses when to stop (reported); --calibrate fits the teacher to a few dev
-sentences (reported as calibrated). Never pass test files.
+Run the same command again to resume: finished rounds and labelled chunks are kept in --out.
+--gold (a dev file) only chooses when to stop (reported); --calibrate fits the teacher to a few
+dev sentences (reported as calibrated). Never pass test files. (--dev and --dev-sentences are
+the old names of --gold and --gold-sentences.)
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from . import CLIError
+from .options import add_gold, add_raw, model_folder
 
 NUMERIC = {
     "rounds": (int, "self-training rounds at most (default: 2)"),
@@ -29,19 +31,19 @@ NUMERIC = {
     "minutes": (float, "training minutes per round at most (default: 30)"),
     "epochs": (float, "passes over a round's labels (default: 1)"),
     "lr": (float, "peak learning rate (default: 5e-5)"),
-    "batch_size": (int, "windows per step (default: 32)"),
+    "batch_size": (int, "windows per batch (a training step; default: 32)"),
     "calibrate_sentences": (int, "sentences of --calibrate used (default: 100)"),
-    "dev_sentences": (int, "sentences of --dev used (default: 1000)"),
     "seed": (int, "seed of sampling and training (default: 0)"),
 }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, help="base model folder (e.g. from `segmenter convert-e5`)")
-    parser.add_argument("--raw", nargs="+", required=True, metavar="FILE", help="raw UTF-8 text, one text a line")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
-    parser.add_argument("--dev", metavar="FILE", help="dev gold file: report F1 per round, stop when it stops rising")
-    parser.add_argument("--calibrate", metavar="FILE", help="dev gold file whose first sentences calibrate the teacher")
+    parser.add_argument("-m", "--model", required=True, help="base model folder or hub name (e.g. from `segmenter convert-e5`)")
+    add_raw(parser, required=True)
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder: the model, rounds inside (resumable)")
+    add_gold(parser, "dev", "dev_sentences", "report F1 per round, stop when it stops rising", 1000,
+             old="--dev", old_sentences="--dev-sentences")
+    parser.add_argument("--calibrate", metavar="FILE", help="a *dev* gold file whose first sentences calibrate the teacher")
     parser.add_argument("--decode", choices=("words", "none"), default=None,
                         help="pseudo-labels from word-level decoding with n-gram autonomy (words, default) or from thresholds alone (none)")
     parser.add_argument("--device", default="cpu", help="cpu or cuda (default: cpu)")
@@ -56,16 +58,18 @@ def run(args: argparse.Namespace) -> int:
 
     from ..train.selftrain import SelftrainConfig, selftrain
 
-    for path in args.raw + [p for p in (args.dev, args.calibrate) if p]:
+    files = [("--raw", p) for p in args.raw] + [(o, p) for o, p in (("--gold", args.dev), ("--calibrate", args.calibrate)) if p]
+    for option, path in files:
         if not Path(path).is_file():
-            raise CLIError(f"{path}: no such file")
-    if not (Path(args.model) / "config.json").is_file():
-        raise CLIError(f"--model {args.model} is not a model folder (no config.json)")
+            raise CLIError(f"{option} {path}: no such file")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise CLIError(f"--out {args.out} is a file; give a folder")
+    model = model_folder(args.model)
     if args.threads:
         torch.set_num_threads(args.threads)
-    given = {name: getattr(args, name) for name in (*NUMERIC, "decode") if getattr(args, name) is not None}
+    given = {name: getattr(args, name) for name in (*NUMERIC, "decode", "dev_sentences") if getattr(args, name) is not None}
     known = {f.name for f in fields(SelftrainConfig)}
-    config = SelftrainConfig(model=args.model, raw=args.raw, out=args.out, dev=args.dev, calibrate=args.calibrate, device=args.device, **{k: v for k, v in given.items() if k in known})
+    config = SelftrainConfig(model=str(model), raw=args.raw, out=args.out, dev=args.dev, calibrate=args.calibrate, device=args.device, **{k: v for k, v in given.items() if k in known})
     if not 0.5 <= config.confidence < 1:
         raise CLIError(f"--confidence must be in [0.5, 1), got {config.confidence}")
     out = selftrain(config)

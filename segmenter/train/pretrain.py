@@ -27,6 +27,7 @@ import torch
 
 from . import pretrain_data as data
 from . import pretrain_io as io
+from .model_card import pretrain_card, write_card
 from .pretrain_config import (
     CARRIED_OPTIONS,
     PretrainConfig,
@@ -72,7 +73,7 @@ class Trainer:
         config.check()
         missing = [p for p in config.corpus if not Path(p).is_file()]
         if missing:
-            raise ValueError(f"--corpus: no such file: {', '.join(missing)}")
+            raise ValueError(f"--raw: no such file: {', '.join(missing)}")
         self.config, self.sitting = config, sitting
         self.out = Path(sitting.out)
         self.device = resolve_device(sitting.device)
@@ -144,9 +145,9 @@ class Trainer:
 
         gold = Path(self.sitting.eval_gold).resolve()
         if str(gold) in self.config.corpus:
-            raise ValueError(f"--eval-gold {gold} is also a --corpus file: never train on gold text")
+            raise ValueError(f"--gold {gold} is also a --raw file: never train on gold text")
         if "test" in gold.name.lower():
-            logger.warning("--eval-gold %s looks like a test file: pick heads on dev sentences, keep test for the end", gold.name)
+            logger.warning("--gold %s looks like a test file: pick heads on dev sentences, keep test for the end", gold.name)
         return read_gold(gold, limit=self.sitting.eval_gold_limit)
 
     def _update_sitting(self) -> None:
@@ -234,7 +235,7 @@ class Trainer:
         profile = HeadProfile(**p.profile) if p.profile else None
         checkpoint = io.save_checkpoint(self.out, p.step, self.encoder, self.vocab, profile, state, self.sitting.keep_checkpoints)
         io.export_model(self.out, checkpoint)
-        io.write_model_card(self.out, self._card_info())
+        write_card(self.out, pretrain_card(self._card_info()))
         self.last_saved = p.step
         return checkpoint
 
@@ -309,7 +310,7 @@ class Trainer:
         write the profile to OUT and to the latest checkpoint."""
         hint = f"`segmenter heads --model {self.out} --raw FILE` will create it"
         if not self.sitting.discover_heads:
-            logger.info("no head profile yet (no --eval-gold): %s", hint)
+            logger.info("no head profile yet (no --gold): %s", hint)
             return
         from ..corpus import iter_raw_lines
         from .head_discovery import discover_unsupervised
@@ -325,7 +326,7 @@ class Trainer:
             return
         profile.save(self.out)
         profile.save(io.latest_checkpoint(self.out))
-        io.write_model_card(self.out, {**self._card_info(), "profile_source": profile.source})
+        write_card(self.out, pretrain_card({**self._card_info(), "profile_source": profile.source}))
         logger.info("head profile: %s, heads %s (%.0f s)", profile.source, profile.heads, time.time() - started)
 
 

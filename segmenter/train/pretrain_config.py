@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 
 from . import pretrain_io as io
-from .pretrain_data import padded_length
+from ..windows import padded_length
 from ..vocab import SPECIAL_TOKENS
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ class PretrainConfig:
         """Raise ValueError naming the offending option."""
         problems = []
         if not self.corpus:
-            problems.append("--corpus: give at least one raw text file")
+            problems.append("--raw: give at least one raw text file")
         if self.layers < 1 or self.heads < 1 or self.hidden < 1 or self.intermediate < 1:
             problems.append("--layers, --heads, --hidden, --intermediate must be positive")
         elif self.hidden % self.heads:

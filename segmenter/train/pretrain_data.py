@@ -23,6 +23,7 @@ from ..corpus import iter_raw_lines
 from ..lines import chunked
 from ..text import make_windows
 from ..vocab import SPECIAL_TOKENS, CharVocab
+from ..windows import collate_flat, padded_length
 
 logger = logging.getLogger(__name__)
 
@@ -145,11 +146,6 @@ def choose_heldout(num_lines: int, wanted: int) -> np.ndarray:
     return np.sort(np.random.default_rng(HELDOUT_SEED).choice(num_lines, size=count, replace=False))
 
 
-def padded_length(num_chars: np.ndarray | int, multiple: int):
-    """Tokens of `[CLS] chars [SEP]` rounded up to a multiple (shapes repeat; kernels like it)."""
-    return -(-(np.asarray(num_chars) + 2) // multiple) * multiple
-
-
 class BatchPlan:
     """The batches of an epoch: lists of window indices, deterministic in (seed, epoch).
 
@@ -194,17 +190,7 @@ def collate(
     """Windows -> (ids (B, T) int64 as `[CLS] c1 … cn [SEP] [PAD]…`, lengths (B,) characters).
     T is rounded up to pad_multiple, but never past max_tokens (the model's positions)."""
     lengths = store.lengths[indices].astype(np.int64)
-    tokens = int(padded_length(lengths.max(), pad_multiple))
-    if max_tokens is not None:
-        tokens = max(min(tokens, max_tokens), int(lengths.max()) + 2)
-    # Vectorized gather (no Python loop per row: large GPU batches hold thousands of windows).
-    column = np.arange(tokens)
-    character = column[None, :] - 1  # token t holds character t - 1
-    is_char = (character >= 0) & (character < lengths[:, None])
-    source = np.where(is_char, store.starts[indices, None] + character, 0)
-    ids = np.where(is_char, store.ids[source], vocab.pad_id).astype(np.int64)
-    ids[:, 0] = vocab.cls_id
-    ids[np.arange(len(indices)), lengths + 1] = vocab.sep_id
+    ids, _ = collate_flat(store.ids, store.starts[indices], lengths, vocab, pad_multiple, max_tokens)
     return ids, lengths
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from ..files import atomic_path, write_text_atomic
 from ..profile import PROFILE_FILE, HeadProfile
 from ..vocab import CharVocab
 
@@ -32,7 +33,6 @@ LATEST = "latest"
 STATE_FILE = "training_state.pt"
 CURVE_FILE = "learning_curve.jsonl"
 CURVE_PLOT = "learning_curve.png"
-CARD_FILE = "MODEL_CARD.md"
 MODEL_FILES = ("config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json", PROFILE_FILE)
 
 
@@ -50,12 +50,6 @@ def save_model_folder(folder: Path, encoder, vocab: CharVocab, profile: HeadProf
         (folder / PROFILE_FILE).unlink()
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.part")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
-
-
 def save_checkpoint(out: Path, step: int, encoder, vocab: CharVocab, profile, state: dict, keep: int) -> Path:
     """Write checkpoints/step_N (model folder + training state), point `latest` at it, prune."""
     root = out / CHECKPOINTS
@@ -70,7 +64,7 @@ def save_checkpoint(out: Path, step: int, encoder, vocab: CharVocab, profile, st
     if final.exists():
         shutil.rmtree(final)
     os.replace(partial, final)
-    _write_atomic(root / LATEST, name + "\n")
+    write_text_atomic(root / LATEST, name + "\n")
     kept = sorted(p for p in root.glob("step_*") if p.is_dir())
     for old in kept[: max(0, len(kept) - keep)]:
         shutil.rmtree(old, ignore_errors=True)
@@ -95,9 +89,8 @@ def export_model(out: Path, checkpoint: Path) -> None:
     for name in MODEL_FILES:
         source, target = checkpoint / name, out / name
         if source.is_file():
-            temporary = out / f".{name}.part"
-            shutil.copyfile(source, temporary)
-            os.replace(temporary, target)
+            with atomic_path(target) as temporary:
+                shutil.copyfile(source, temporary)
         elif target.exists():
             target.unlink()
 
@@ -120,7 +113,7 @@ def truncate_curve(out: Path, step: int) -> None:
     records = read_curve(out)
     kept = [r for r in records if r["step"] <= step]
     if len(kept) != len(records):
-        _write_atomic(out / CURVE_FILE, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+        write_text_atomic(out / CURVE_FILE, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
 
 
 def plot_curve(out: Path) -> Path | None:
@@ -153,69 +146,3 @@ def plot_curve(out: Path) -> Path | None:
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
-
-
-# -- model card -------------------------------------------------------------------------------
-def write_model_card(out: Path, info: dict) -> None:
-    """MODEL_CARD.md from the run's facts (what data, which commands, how long, how good)."""
-    config = info["config"]
-    data = info["data"]
-    files = "\n".join(
-        f"- `{f['path']}` ({f['bytes']:,} bytes, sha1 of first MiB {f['sha1_first_mib'][:12]}…)" for f in data["files"]
-    )
-    sittings = "\n".join(
-        f"{i + 1}. `{s['command']}` — {s['device']}, {s['precision']}, steps {s['first_step']}→{s['last_step']}, "
-        f"{s['seconds'] / 60:.1f} min"
-        for i, s in enumerate(info["sittings"])
-    )
-    last = info.get("last_eval") or {}
-    head = (
-        f"best head (layer {last['best_head'][0]}, head {last['best_head'][1]}), boundary AUC {last['best_auc']:.3f} "
-        f"on {info.get('eval_gold')}"
-        if last.get("best_head")
-        else f"head profile: {info['profile_source']}"
-        if info.get("profile_source")
-        else "no gold evaluation: create the head profile with `segmenter heads`"
-    )
-    objective = (
-        f"ELECTRA replaced-token detection (a {config['generator_hidden']}-wide MLM generator, detection weight "
-        f"{config['rtd_weight']}; the saved encoder is the discriminator)"
-        if config.get("objective") == "electra"
-        else "masked-LM"
-    )
-    status = "finished"
-    if info["step"] < config["max_steps"]:
-        status = f"unfinished (run again with `--resume` to reach {config['max_steps']:,} steps)"
-    text = f"""# Character-level BERT for segmenter (pretrained from scratch)
-
-A {config['layers']}-layer, {config['hidden']}-wide, {config['heads']}-head BERT encoder (`BertModel`, no pooler),
-{info['parameters'] / 1e6:.1f} M parameters, vocabulary of {info['vocab_size']} characters, windows of up to
-{config['max_length'] - 2} characters. Trained from scratch by `segmenter pretrain` with {objective}
-(mask rate {config['mask_rate']}, span mean {config['span_mean']}). segmenter reads word boundaries
-from its attention heads.
-
-## Training
-- status: {status}
-- steps: {info['step']:,} of {config['max_steps']:,}; tokens seen: {info['tokens_seen']:,}
-- final train loss: {_number(info.get('train_loss'))}; held-out MLM loss {_number(last.get('eval_loss'))},
-  accuracy {_number(last.get('eval_acc'))}
-- {head}
-- wall time: {info['seconds'] / 60:.1f} min over {len(info['sittings'])} sitting(s)
-- hyperparameters: `{json.dumps({k: v for k, v in config.items() if k != 'corpus'}, ensure_ascii=False)}`
-
-Commands, in order:
-{sittings}
-
-## Data
-Raw text only, one line a text, spaces removed (never any segmentation): {data['lines']:,} lines,
-{data['chars']:,} characters; {data['heldout_lines']:,} lines held out for evaluation.
-{files}
-
-**Research use.** The pretraining text comes from public corpora with mixed terms (some
-research or non-commercial use only, see the corpora's README); use this model for research.
-"""
-    _write_atomic(out / CARD_FILE, text)
-
-
-def _number(value) -> str:
-    return "n/a" if value is None else f"{value:.4f}"

@@ -44,8 +44,8 @@ def bert_config(
 
 
 def new_encoder(config, attention: str = "sdpa"):
-    """A freshly initialized BertModel without pooler. Training uses fused attention (sdpa);
-    segmenter reloads the saved weights with eager attention to read the weights themselves."""
+    """A freshly initialized BertModel without pooler, with fused attention (sdpa) by default:
+    segmenter computes the weights of the heads it reads itself (attention.py)."""
     from transformers import BertModel
 
     config._attn_implementation = attention
@@ -204,17 +204,17 @@ def evaluate_mlm(model: MaskedLM, eval_batches: list, device, dtype) -> tuple[fl
 
 
 def evaluate_heads(encoder, vocab, sentences: list[list[str]]) -> list[dict]:
-    """instrument.head_table rows (best AUC first) of every head on gold sentences, read the way
-    Segmenter reads them: from an eager-attention copy (fused attention returns no weights)."""
+    """head_measures.head_table rows (best AUC first) of every head on gold sentences, read the
+    way Segmenter reads them. The training encoder itself serves (attention.py computes the
+    weights of the heads it reads, whatever the attention kernel), in eval mode: no dropout."""
     from .head_measures import gold_junctions, head_table
 
-    config = encoder.config.__class__.from_dict(encoder.config.to_dict())
-    reader = new_encoder(config, attention="eager")
-    reader.load_state_dict(encoder.state_dict())
-    reader.to(next(encoder.parameters()).device).eval()
-    window = config.max_position_embeddings - 2
-    sample = gold_junctions(reader, vocab, sentences, window=window, overlap=min(64, window - 1))
-    return head_table(sample)
+    was_training = encoder.training
+    encoder.eval()
+    try:
+        return head_table(gold_junctions(encoder, vocab, sentences))
+    finally:
+        encoder.train(was_training)
 
 
 def best_head_profile(rows: list[dict], gold: str, sentences: int) -> HeadProfile | None:

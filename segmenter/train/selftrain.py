@@ -35,15 +35,17 @@ import numpy as np
 import torch
 
 from ..corpus import iter_raw_lines, read_gold
-from ..reader import HeadReader
-from .head_measures import JunctionSample, all_heads, auc, gold_junctions, word_f1
-from ..junctions import TextPlan, read_junction_scores
+from ..files import atomic_path, write_text_atomic
+from ..junctions import TextPlan, score_texts, stacked_scores
 from ..model import load_encoder
-from .ngrams import BranchingEntropy
 from ..profile import HeadProfile
-from .student import load_student, make_examples, train_boundary_head
+from ..reader import HeadReader
+from ..windows import OVERLAP, WINDOW
+from .head_measures import JunctionSample, all_heads, auc, gold_junctions, word_f1
+from .model_card import selftrain_card, write_card
+from .ngrams import BranchingEntropy
+from .student import make_examples, train_boundary_head
 from .teacher import JunctionTable, Teacher, confident_targets, decode_words, fit_calibrated, fit_unsupervised
-from ..vocab import CharVocab
 
 logger = logging.getLogger(__name__)
 CHUNK = 500  # lines per label file
@@ -69,8 +71,8 @@ class SelftrainConfig:
     epochs: float = 1.0
     lr: float = 5e-5
     batch_size: int = 32
-    window: int = 254
-    overlap: int = 64
+    window: int = WINDOW
+    overlap: int = OVERLAP
     ngram_max: int = 4
     calibrate: str | None = None
     calibrate_sentences: int = 100
@@ -84,10 +86,7 @@ class SelftrainConfig:
 def sample_lines(paths: list[str], chars: int, seed: int, min_line: int, max_line: int) -> list[str]:
     """A reproducible random sample of raw lines (stripped, `min_line` to `max_line` characters),
     about `chars` characters in all: all lines are shuffled with `seed`, then taken in order."""
-    lines = []
-    for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines.extend(line.strip() for line in handle)
+    lines = list(iter_raw_lines(paths, min_chars=0))  # empty lines too: they take part in the shuffle
     random.Random(seed).shuffle(lines)
     out, total = [], 0
     for line in lines:
@@ -113,27 +112,33 @@ def label_chunks(reader: HeadReader, texts: list[str], folder: Path, config: Sel
         progress = tqdm(total=len(chunks), desc="labelling raw text", unit="chunk")
     for start in chunks:
         path = folder / f"{start:06d}.npz"
-        part = [TextPlan(t) for t in texts[start : start + CHUNK]]
-        if path.exists():
-            stored = np.load(path)
-            sizes = np.diff(stored["offsets"])
-            if len(sizes) == len(part) and all(len(p.junctions) == n for p, n in zip(part, sizes)):
-                for p, lo, hi in zip(part, stored["offsets"][:-1], stored["offsets"][1:]):
-                    p.scores = stored["scores"][:, lo:hi].astype(np.float32)
-                plans += part
-                cached += 1
-                progress and progress.update(1)
-                continue
-        read_junction_scores(reader, part, config.window, config.overlap, 64, show_progress=False)
-        offsets = np.concatenate([[0], np.cumsum([len(p.junctions) for p in part])])
-        scores = np.concatenate([p.scores for p in part], axis=1) if part else np.zeros((len(reader.heads), 0))
-        np.savez(path.with_suffix(".part.npz"), scores=scores.astype(np.float16), offsets=offsets)
-        path.with_suffix(".part.npz").replace(path)
+        part = _read_chunk(path, texts[start : start + CHUNK])
+        if part is not None:
+            cached += 1
+        else:
+            part = score_texts(reader, texts[start : start + CHUNK], config.window, config.overlap)
+            offsets = np.concatenate([[0], np.cumsum([len(p.junctions) for p in part])])
+            with atomic_path(path) as temporary, open(temporary, "wb") as handle:
+                np.savez(handle, scores=stacked_scores(part, len(reader.heads)).astype(np.float16), offsets=offsets)
         plans += part
         progress and progress.update(1)
     if progress is not None:
         progress.close()
     return plans, cached
+
+
+def _read_chunk(path: Path, texts: list[str]) -> list[TextPlan] | None:
+    """The scored plans of a chunk labelled by an earlier sitting, or None (absent, or not these texts)."""
+    if not path.exists():
+        return None
+    stored = np.load(path)
+    plans = [TextPlan(t) for t in texts]
+    offsets = stored["offsets"]
+    if len(offsets) - 1 != len(plans) or any(len(p.junctions) != n for p, n in zip(plans, np.diff(offsets))):
+        return None
+    for plan, lo, hi in zip(plans, offsets[:-1], offsets[1:]):
+        plan.scores = stored["scores"][:, lo:hi].astype(np.float32)
+    return plans
 
 
 def junction_table(plans: list[TextPlan], entropy: BranchingEntropy) -> JunctionTable:
@@ -164,10 +169,31 @@ def student_profile(head: tuple[int, int], config: SelftrainConfig, round_number
     )
 
 
+@dataclass
+class Round:
+    """Which models one round reads (selftrain() makes one per round)."""
+
+    number: int
+    folder: Path  # OUT/round_N
+    teacher_folder: Path  # the model whose heads label the round's sample
+    teacher_heads: list[tuple[int, int]] | None  # None: every head of its lower config.teacher_layers layers
+    student_source: Path  # the model the student starts from
+    student_layers: int | None  # lower layers of it kept (None: all)
+    head: tuple[int, int]  # the student's boundary head
+
+
+@dataclass
+class Evidence:
+    """What every round reads besides the models: n-gram tables and the optional gold sentences."""
+
+    entropy: BranchingEntropy
+    dev: list[list[str]] | None  # chooses the round (reported)
+    calibration: list[list[str]] | None  # calibrates the teacher (reported as calibrated)
+
+
 def selftrain(config: SelftrainConfig) -> Path:
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
-    device = torch.device(config.device)
     started = time.monotonic()
     ngram_path = out / "ngrams.npz"
     if ngram_path.exists():
@@ -176,54 +202,57 @@ def selftrain(config: SelftrainConfig) -> Path:
         logger.info("counting n-grams of %s", ", ".join(config.raw))
         entropy = BranchingEntropy.from_texts(iter_raw_lines(config.raw), config.ngram_max)
         entropy.save(ngram_path)
-    dev = read_gold(config.dev, config.dev_sentences) if config.dev else None
-    calibration = read_gold(config.calibrate, config.calibrate_sentences) if config.calibrate else None
-
+    evidence = Evidence(
+        entropy,
+        dev=read_gold(config.dev, config.dev_sentences) if config.dev else None,
+        calibration=read_gold(config.calibrate, config.calibrate_sentences) if config.calibrate else None,
+    )
     base = Path(config.model)
-    teacher_folder, teacher_heads = base, None  # round 1: every head of the lower layers
-    student_source, student_layers = base, config.student_layers
     head = (config.student_layers - 1, config.boundary_head)
+    # Round 1: every head of the base model's lower layers teaches; later, the previous student's head.
+    current = Round(1, out / "round_1", base, None, base, config.student_layers, head)
     history, best = [], None
-    for round_number in range(1, config.rounds + 1):
-        folder = out / f"round_{round_number}"
-        if (folder / "metrics.json").exists():  # finished in an earlier sitting
-            metrics = json.loads((folder / "metrics.json").read_text())
+    while current.number <= config.rounds:
+        if (current.folder / "metrics.json").exists():  # finished in an earlier sitting
+            metrics = json.loads((current.folder / "metrics.json").read_text())
         else:
-            metrics = run_round(config, round_number, folder, entropy, teacher_folder, teacher_heads, student_source, student_layers, head, dev, calibration, device)
+            metrics = run_round(config, current, evidence)
         history.append(metrics)
-        logger.info("round %d: %s", round_number, json.dumps(metrics.get("dev", {})))
-        teacher_folder, teacher_heads = folder / "model", [head]
-        student_source, student_layers = folder / "model", None
+        logger.info("round %d: %s", current.number, json.dumps(metrics.get("dev", {})))
         score = metrics.get("dev", {}).get("f1")
         if best is None or (score is not None and score > best[1]):
-            best = (round_number, score)
+            best = (current.number, score)
         elif score is not None:
             logger.info("dev F1 stopped rising (%.4f after %.4f): stopping", score, best[1])
             break
+        model = current.folder / "model"
+        current = Round(current.number + 1, out / f"round_{current.number + 1}", model, [head], model, None, head)
     export(out, best[0], history, config, time.monotonic() - started)
     return out
 
 
-def run_round(config, round_number, folder, entropy, teacher_folder, teacher_heads, student_source, student_layers, head, dev, calibration, device) -> dict:
+def run_round(config: SelftrainConfig, current: Round, evidence: Evidence) -> dict:
     t0 = time.monotonic()
-    texts = sample_lines(config.raw, config.chars, config.seed + round_number, config.min_line, config.max_line)
-    layers = config.teacher_layers if teacher_heads is None else teacher_heads[0][0] + 1
-    model, vocab, _ = load_encoder(teacher_folder, min(layers, _layers_of(teacher_folder)), device)
-    heads = teacher_heads or all_heads(model)
+    device = torch.device(config.device)
+    entropy, dev, calibration = evidence.entropy, evidence.dev, evidence.calibration
+    texts = sample_lines(config.raw, config.chars, config.seed + current.number, config.min_line, config.max_line)
+    layers = config.teacher_layers if current.teacher_heads is None else current.teacher_heads[0][0] + 1
+    model, vocab, _ = load_encoder(current.teacher_folder, _lower_layers(current.teacher_folder, layers), device)
+    heads = current.teacher_heads or all_heads(model)
     reader = HeadReader(model, vocab, heads, device)
-    plans, cached_chunks = label_chunks(reader, texts, folder / "labels", config)
+    plans, cached_chunks = label_chunks(reader, texts, current.folder / "labels", config)
     table = junction_table(plans, entropy)
     if calibration is not None:
         cal_table, cal_labels = gold_table(model, vocab, heads, calibration, entropy, config)
         teacher = fit_calibrated(cal_table, cal_labels, f"{Path(config.calibrate).name} ({len(calibration)} sentences)")
-    elif teacher_heads is None:
+    elif current.teacher_heads is None:
         teacher = fit_unsupervised(table, config.quantile)
     else:  # a student's boundary head: its s was trained as a logit already
         teacher = Teacher(kind="unsupervised (the previous round's boundary head)", head_score=None)
     logits = teacher.logits(table)
     decode = config.decode == "words"
     metrics = {
-        "round": round_number, "teacher": teacher.kind + (" + word decoding" if decode else ""),
+        "round": current.number, "teacher": teacher.kind + (" + word decoding" if decode else ""),
         "texts": len(texts), "chars": sum(map(len, texts)), "cached_label_chunks": cached_chunks,
     }
     if dev is not None:
@@ -240,17 +269,16 @@ def run_round(config, round_number, folder, entropy, teacher_folder, teacher_hea
     kept = np.concatenate([t[~np.isnan(t)] for t in targets])
     metrics.update(junctions=len(logits), kept_share=len(kept) / max(1, len(logits)), label_boundary_rate=float(kept.mean()) if len(kept) else None)
 
-    student = load_student(student_source, student_layers, device)
-    vocab = CharVocab.from_folder(student_source)
+    student, vocab, _ = load_encoder(current.student_source, _lower_layers(current.student_source, current.student_layers), device)
     examples = make_examples(vocab, [p.text for p in plans], [p.positions for p in plans], targets, config.window, config.overlap)
-    metrics["training"] = train_boundary_head(student, vocab, examples, head, device, config.minutes, config.epochs, config.lr, config.batch_size, config.seed + round_number)
+    metrics["training"] = train_boundary_head(student, vocab, examples, current.head, device, config.minutes, config.epochs, config.lr, config.batch_size, config.seed + current.number)
     if dev is not None:
-        metrics["dev"] = evaluate_student(student, vocab, head, dev)
+        metrics["dev"] = evaluate_student(student, vocab, current.head, dev)
     from .pretrain_io import save_model_folder
 
-    save_model_folder(folder / "model", student, vocab, student_profile(head, config, round_number, teacher))
+    save_model_folder(current.folder / "model", student, vocab, student_profile(current.head, config, current.number, teacher))
     metrics["minutes"] = (time.monotonic() - t0) / 60
-    (folder / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    write_text_atomic(current.folder / "metrics.json", json.dumps(metrics, indent=2) + "\n")
     with open(Path(config.out) / "curve.jsonl", "a", encoding="utf-8") as handle:
         handle.write(json.dumps(metrics) + "\n")
     return metrics
@@ -272,72 +300,18 @@ def _decoded(table: JunctionTable, logits: np.ndarray, entropy: BranchingEntropy
     ) if table.plans else np.zeros(0, dtype=bool)
 
 
-def _layers_of(folder: Path) -> int:
-    return json.loads((Path(folder) / "config.json").read_text())["num_hidden_layers"]
+def _lower_layers(folder: Path, wanted: int | None) -> int | None:
+    """`wanted` lower layers of the model in `folder`, or all it has when it has fewer."""
+    if wanted is None:
+        return None
+    return min(wanted, json.loads((Path(folder) / "config.json").read_text())["num_hidden_layers"])
 
 
 def export(out: Path, best_round: int, history: list[dict], config: SelftrainConfig, seconds: float) -> None:
-    """Copy the best round's model to OUT and write its model card."""
+    """Copy the best round's model to OUT (weights in float16) and write its model card."""
     source = out / f"round_{best_round}" / "model"
     for item in source.iterdir():
         if item.is_file() and item.name != "model.safetensors":
             shutil.copy2(item, out / item.name)
     save_half(source / "model.safetensors", out / "model.safetensors")
-    rows = "\n".join(
-        f"| {m['round']} | {m['teacher']} | {m['chars']:,} | {m['kept_share']:.2f} | {m['label_boundary_rate']:.3f} | "
-        f"{_fmt(m.get('teacher_dev', {}).get('f1'))} | {_fmt(m.get('dev', {}).get('auc'))} | {_fmt(m.get('dev', {}).get('f1'))} | "
-        f"{m['training']['chars_seen']:,} | {_fmt(m['training']['final_loss'])} | {m['minutes']:.1f} |"
-        for m in history
-    )
-    kept = history[:best_round]
-    cached = sum(m.get("cached_label_chunks", 0) for m in history)
-    base_card = Path(config.model) / "MODEL_CARD.md"
-    base = base_card.read_text(encoding="utf-8").split("\n", 2)[2].strip() if base_card.is_file() else f"`{config.model}`"
-    if config.calibrate:
-        teacher = f"a teacher calibrated on the first {config.calibrate_sentences} sentences of {Path(config.calibrate).name}"
-    else:
-        teacher = (
-            "an unsupervised teacher: round 1 co-trains every head of the base model's lower "
-            f"{config.teacher_layers} layers against n-gram branching entropies of the raw text (no gold); "
-            "later rounds read the previous student's boundary head"
-        )
-    if config.decode == "words":
-        teacher += f"; labels come from word-level decoding with n-gram autonomy (alpha {config.alpha}), every junction labelled"
-    else:
-        teacher += f"; junctions with teacher probability >= {config.confidence} labelled, the rest ignored"
-    card = f"""# segmenter self-trained model
-
-Made by `segmenter selftrain` (round {best_round} of {len(history)} kept{', chosen on ' + Path(config.dev).name if config.dev else ''}).
-The boundary is read from one attention head, (layer {config.student_layers - 1}, head {config.boundary_head}):
-s = log a[i, SEP] - log a[i, i+1], cut where s > 0 (granularity: s > -1.39 fine, s > 1.39 coarse,
-i.e. boundary probability 0.2 / 0.8). {config.student_layers} layers, weights stored in float16.
-
-## Recipe
-The model learned from raw text only, from {teacher}. Student: the base model's first
-{config.student_layers} layers, fine-tuned (AdamW, lr {config.lr}, batch {config.batch_size} windows,
-{config.epochs} epoch(s) a round, at most {config.minutes} min a round) with s as the logit of a
-binary cross-entropy.
-
-Command: `{config.command}`
-Wall time of this command: {seconds / 60:.1f} min ({config.device}){f"; {cached} chunk(s) of teacher scores were cached by an earlier sitting of the same command (OUT/round_N/labels) and read, not recomputed" if cached else ""}.
-Characters trained on up to the kept round: {sum(m['training']['chars_seen'] for m in kept):,}.
-
-| round | teacher | raw chars | labels kept | label boundary rate | teacher dev F1 | head dev AUC | student dev F1 | chars trained | final loss | minutes |
-|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|
-{rows}
-
-Dev figures: first {config.dev_sentences} sentences of {Path(config.dev).name if config.dev else 'no dev file'} (boundary AUC of
-the head on Han-Han junctions; word F1). Test files were not used.
-
-## Base model
-{base}
-
-## Data and terms
-Raw text: {', '.join(Path(p).name for p in config.raw)}: public corpora with mixed terms, some research or
-non-commercial use only (see the corpora README). **Use this model for research.**
-"""
-    (out / "MODEL_CARD.md").write_text(card, encoding="utf-8")
-
-
-def _fmt(value) -> str:
-    return "–" if value is None else f"{value:.3f}"
+    write_card(out, selftrain_card(config, best_round, history, seconds))

@@ -15,38 +15,17 @@ import math
 import random
 import time
 from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 import torch
 
-from ..reader import PAD_MULTIPLE, progress_enabled
 from ..attention import AttentionReader
-from ..model import _quiet_transformers, attention_implementation
+from ..reader import progress_enabled
 from ..scores import boundary_scores
 from ..text import make_windows
 from ..vocab import CharVocab
+from ..windows import collate as collate_windows
 
 logger = logging.getLogger(__name__)
-
-
-def load_student(folder: Path, layers: int | None, device: torch.device):
-    """The encoder of `folder`, cut to its first `layers` layers, ready to train.
-
-    Attention dropout is switched off: the attention weights *are* the output here, and
-    dropout would zero entries of the very rows s is read from.
-    """
-    from transformers import AutoConfig, AutoModel
-
-    config = AutoConfig.from_pretrained(folder)
-    if layers is not None:
-        config.num_hidden_layers = min(layers, config.num_hidden_layers)
-    config.attention_probs_dropout_prob = 0.0
-    with _quiet_transformers():
-        model = AutoModel.from_pretrained(
-            folder, config=config, attn_implementation=attention_implementation(config), dtype=torch.float32, add_pooling_layer=False
-        )
-    return model.to(device)
 
 
 @dataclass
@@ -79,19 +58,13 @@ def batches(examples: list[Example], batch_size: int, rng: random.Random) -> lis
 
 
 def collate(batch: list[Example], vocab: CharVocab, device: torch.device):
-    n_max = max(len(e.ids) for e in batch)
-    tokens = -(-(n_max + 2) // PAD_MULTIPLE) * PAD_MULTIPLE
-    ids = torch.full((len(batch), tokens), vocab.pad_id, dtype=torch.long)
-    mask = torch.zeros((len(batch), tokens), dtype=torch.long)
-    targets = torch.full((len(batch), tokens - 3), float("nan"))
+    """Examples -> ids, mask (B, T), lengths (B,) and targets (B, T - 3) on `device`."""
+    ids, mask = collate_windows([e.ids for e in batch], vocab)
+    targets = torch.full((len(batch), ids.shape[1] - 3), float("nan"))
     for row, e in enumerate(batch):
-        n = len(e.ids)
-        ids[row, 0], ids[row, n + 1] = vocab.cls_id, vocab.sep_id
-        ids[row, 1 : n + 1] = torch.from_numpy(e.ids)
-        mask[row, : n + 2] = 1
-        targets[row, : n - 1] = torch.from_numpy(e.targets)
+        targets[row, : len(e.ids) - 1] = torch.from_numpy(e.targets)
     lengths = torch.tensor([len(e.ids) for e in batch])
-    return ids.to(device), mask.to(device), lengths.to(device), targets.to(device)
+    return torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device), lengths.to(device), targets.to(device)
 
 
 def head_logits(reader: AttentionReader, ids, mask, lengths) -> torch.Tensor:

@@ -20,10 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..junctions import TextPlan
 from .calibration import LinearScore, Mixture, fit_logistic, fit_mixture
-from ..corpus import boundary_labels
-from ..reader import HeadReader
-from ..junctions import TextPlan, read_junction_scores
 from .ngrams import BranchingEntropy
 
 
@@ -41,33 +39,6 @@ class JunctionTable:
 
     def features(self) -> np.ndarray:
         return np.concatenate([self.heads, self.ngrams], axis=1)
-
-
-def collect_junctions(
-    reader: HeadReader,
-    texts: list[str],
-    entropy: BranchingEntropy,
-    window: int = 254,
-    overlap: int = 64,
-    batch_size: int = 64,
-    show_progress: bool | None = None,
-) -> JunctionTable:
-    plans = [TextPlan(text) for text in texts]
-    read_junction_scores(reader, plans, window, overlap, batch_size, show_progress)
-    k, f = len(reader.heads), BranchingEntropy.FEATURES_PER_N * entropy.max_n
-    heads = np.concatenate([p.scores.T for p in plans]) if plans else np.zeros((0, k))
-    ngrams = [entropy.junction_features(p.text, p.positions[p.junctions]) for p in plans]
-    return JunctionTable(plans, heads.astype(np.float32), np.concatenate(ngrams) if ngrams else np.zeros((0, f)))
-
-
-def gold_labels(plans: list[TextPlan], sentences: list[list[str]]) -> np.ndarray:
-    """Gold boundary labels of the junctions of plans made from gold sentences."""
-    labels = []
-    for plan, words in zip(plans, sentences):
-        text, cut = boundary_labels(words)
-        assert text == plan.text, "plans and sentences must be in the same order"
-        labels.append(cut[plan.positions[plan.junctions]])
-    return np.concatenate(labels) if labels else np.zeros(0, dtype=bool)
 
 
 @dataclass

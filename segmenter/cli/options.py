@@ -1,0 +1,45 @@
+"""Options that several commands share, defined once so that they read the same everywhere.
+
+  -m/--model  model folder or hub name           --raw FILE…  raw text, one text a line
+  --gold FILE a *dev* gold file (never a test)    --gold-sentences N  how many of its sentences
+  --out DIR   the folder a command writes (heads: PATH, the profile file or its folder)
+  --batch-size N  windows per batch
+
+An option's old name stays accepted, hidden from --help, so that no command line breaks.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from . import CLIError
+
+
+def add_raw(parser: argparse.ArgumentParser, dest: str = "raw", required: bool = False, old: str | None = None) -> None:
+    parser.add_argument("--raw", nargs="+", dest=dest, required=required, metavar="FILE",
+                        help="raw UTF-8 text files, one text a line")
+    if old:
+        parser.add_argument(old, nargs="+", dest=dest, help=argparse.SUPPRESS)
+
+
+def add_gold(parser, dest: str, sentences_dest: str, use: str, sentences: int, old: str | None = None,
+             old_sentences: str | None = None) -> None:
+    """--gold FILE (what it is used for: `use`) and --gold-sentences N (default `sentences`)."""
+    parser.add_argument("--gold", dest=dest, metavar="FILE", help=f"a *dev* gold file (never a test file): {use}")
+    parser.add_argument("--gold-sentences", dest=sentences_dest, type=int, default=None, metavar="N",
+                        help=f"sentences of --gold used (default: {sentences})")
+    for name, target in ((old, dest), (old_sentences, sentences_dest)):
+        if name:
+            parser.add_argument(name, dest=target, type=int if target == sentences_dest else str, help=argparse.SUPPRESS)
+
+
+def model_folder(name: str | None) -> Path:
+    """The model folder of -m/--model (downloaded when a hub name), checked: else a CLIError."""
+    from ..model import ModelLoadError, check_folder, resolve_model_folder
+
+    try:
+        folder = resolve_model_folder(name)
+        check_folder(folder)
+    except (ModelLoadError, TypeError) as err:
+        raise CLIError(str(err)) from None
+    return folder

@@ -1,0 +1,144 @@
+"""The house rules: the runtime loads no training or benchmark code, one window layout, one
+clamp rule, one atomic writer, and every command turns a bad model path into one line."""
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from segmenter.files import atomic_path, write_text_atomic
+from segmenter.junctions import score_texts
+from segmenter.windows import OVERLAP, WINDOW, clamp_window, collate, collate_flat, padded_length
+
+from conftest import REPO, tiny_vocab
+
+TEXTS = ["我们的国家是一个大国。", "他说，中国人民很高兴！" * 8, "abc 123"]
+
+
+def test_segment_loads_no_training_or_benchmark_code(tiny_model_dir):
+    code = (
+        "import sys, segmenter\n"
+        f"seg = segmenter.Segmenter({str(tiny_model_dir)!r})\n"
+        f"seg.segment_batch({TEXTS!r}); seg.tokenize('我们的国家'); seg.segment_levels('我们的国家')\n"
+        "loaded = [m for m in sys.modules if m.startswith(('segmenter.train', 'segmenter.bench', 'segmenter.cli'))]\n"
+        "print(','.join(loaded))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "", f"the runtime imported {done.stdout.strip()}"
+
+
+def test_no_module_shares_the_package_name():
+    package = REPO / "segmenter"
+    assert not [p for p in package.rglob("segmenter.py")]
+
+
+def test_collate_lays_windows_out_as_cls_ids_sep_pad():
+    vocab = tiny_vocab()
+    windows = [np.array([7, 8, 9]), np.array([10]), np.array([11, 12, 13, 14, 15, 16, 17])]
+    ids, mask = collate(windows, vocab)
+    assert ids.shape == mask.shape == (3, 16) and ids.shape[1] == padded_length(7)
+    for row, window in enumerate(windows):
+        n = len(window)
+        assert ids[row].tolist() == [vocab.cls_id, *window.tolist(), vocab.sep_id] + [vocab.pad_id] * (16 - n - 2)
+        assert mask[row].tolist() == [1] * (n + 2) + [0] * (16 - n - 2)
+    ids1, mask1 = collate(windows[:1], vocab, pad_multiple=1)
+    assert ids1.shape == (1, 5) and mask1.all()
+    # The flat form (pretraining's store) gives the same rows; max_tokens caps T at the positions.
+    flat = np.concatenate(windows)
+    same, _ = collate_flat(flat, np.array([0, 3, 4]), np.array([3, 1, 7]), vocab)
+    assert np.array_equal(same, ids)
+    capped, _ = collate_flat(flat, np.array([4]), np.array([7]), vocab, max_tokens=9)
+    assert capped.shape == (1, 9)
+
+
+def test_one_clamp_rule_and_the_segmenter_reports_what_it_uses(tiny_model_dir, tiny_segmenter):
+    from segmenter import Segmenter
+
+    assert clamp_window(WINDOW, OVERLAP, 512) == (254, 64)
+    assert clamp_window(254, 64, 64) == (62, 31) and clamp_window(10, 8, 512) == (10, 5) and clamp_window(3, 2, 512) == (3, 2)
+    assert clamp_window(*clamp_window(254, 200, 64), 64) == clamp_window(254, 200, 64)
+    seg = Segmenter(tiny_model_dir)  # the defaults (254, 64) on a model of 64 positions
+    assert (seg.window, seg.overlap) == (62, 31)
+    assert (tiny_segmenter.window, tiny_segmenter.overlap) == (30, 8)
+    # Reading with the values it reports gives the very scores it reads.
+    mine = seg.score_texts(TEXTS)
+    again = score_texts(seg.reader, TEXTS, seg.window, seg.overlap)
+    assert all(np.array_equal(a.scores, b.scores) for a, b in zip(mine, again))
+
+
+def test_atomic_writer_leaves_the_old_file_on_failure(tmp_path):
+    target = tmp_path / "x.txt"
+    write_text_atomic(target, "old\n")
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as temporary:
+            temporary.write_text("half", encoding="utf-8")
+            raise RuntimeError("killed mid-write")
+    assert target.read_text(encoding="utf-8") == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
+    write_text_atomic(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "new\n" and sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    raw = tmp_path / "raw.txt"
+    raw.write_text("我们的国家是一个大国。\n", encoding="utf-8")
+    gold = tmp_path / "gold_test.txt"
+    gold.write_text("我们 的 国家\n", encoding="utf-8")
+    return raw, gold
+
+
+@pytest.mark.parametrize("command", ["segment", "heads", "heads --show", "selftrain", "bench", "ray"])
+@pytest.mark.parametrize("model", ["missing", "empty", "file"])
+def test_every_command_turns_a_bad_model_into_one_line(command, model, inputs, tmp_path, capsys):
+    """A missing folder, a folder that is no model, a file: one line `segmenter …: error: …`, exit 2."""
+    from segmenter.cli import main
+
+    raw, gold = inputs
+    path = {"missing": tmp_path / "no-model", "empty": tmp_path / "empty", "file": raw}[model]
+    (tmp_path / "empty").mkdir(exist_ok=True)
+    argv = {
+        "segment": ["-m", path, raw],
+        "heads": ["heads", "-m", path, "--raw", raw, "--out", tmp_path / "p.json"],
+        "heads --show": ["heads", "-m", path, "--show", "我们的国家", "--png", tmp_path / "h.png"],
+        "selftrain": ["selftrain", "-m", path, "--raw", raw, "--out", tmp_path / "st"],
+        "bench": ["bench", "-m", path, "--gold", gold, "--systems", "segmenter:default", "--in-process"],
+        "ray": ["ray", "-m", path, raw, tmp_path / "ray-out"],
+    }[command]
+    if command == "ray":
+        pytest.importorskip("ray")
+    assert main([str(a) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("segmenter") and ": error: " in err and str(path) in err, err
+
+
+def test_commands_without_a_model_refuse_bad_inputs_early(tmp_path, capsys):
+    from segmenter.cli import main
+
+    assert main(["convert-e5", "--out", str(tmp_path / "e5"), "--source", str(tmp_path / "none.bin")]) == 2
+    assert "--source" in capsys.readouterr().err and not (tmp_path / "e5").exists()
+    assert main(["pretrain", "--out", str(tmp_path / "run"), "--resume"]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "command, new, old, dest",
+    [
+        ("pretrain", ["--raw", "r.txt", "--gold", "g.txt", "--gold-sentences", "5"],
+         ["--corpus", "r.txt", "--eval-gold", "g.txt", "--eval-gold-limit", "5"], ("corpus", "eval_gold", "eval_gold_limit")),
+        ("selftrain", ["--raw", "r.txt", "--gold", "g.txt", "--gold-sentences", "5"],
+         ["--raw", "r.txt", "--dev", "g.txt", "--dev-sentences", "5"], ("raw", "dev", "dev_sentences")),
+    ],
+)
+def test_old_option_names_still_parse_and_stay_out_of_help(command, new, old, dest):
+    from segmenter.cli import _parser_for
+
+    parser, _ = _parser_for(command)
+    required = ["--out", "o", "-m", "m"] if command == "selftrain" else ["--out", "o"]
+    parsed = [parser.parse_args(required + argv) for argv in (new, old)]
+    assert [[getattr(p, name) for name in dest] for p in parsed] == [[["r.txt"], "g.txt", 5]] * 2
+    help_text = parser.format_help()
+    hidden = [flag for flag in old if flag.startswith("--") and flag not in new]
+    assert "--gold-sentences" in help_text and not [f for f in hidden if re.search(re.escape(f) + r"(?![\w-])", help_text)]
