@@ -11,7 +11,7 @@ Sagot 2012), the same autonomy that the self-training teacher uses (train/ngrams
 
 H_r / H_l: entropy of the character after / before x (anything not Han counts as one symbol);
 z_n: z-score over the n-gram types of length n. train/ngrams.py codes n-grams as base-V
-integers, which overflows int64 past four characters; here every n-gram is a 64-bit
+integers, which overflows int64 past four characters (V ~ 7,000); here every n-gram is a 64-bit
 polynomial hash of its code points (collisions: ~1e-8 for a million keys), so n is not capped.
 
 `WordTable` is what ships beside a model (`ngrams.npz`, a few MB): for each length n, the
@@ -28,7 +28,7 @@ from typing import Iterable
 import numpy as np
 
 from .corpus import iter_raw_lines
-from .train.ngrams import _codepoints, _han_mask
+from .train.ngrams import BranchingEntropy, _codepoints, _han_mask
 
 TABLE_FILE = "ngrams.npz"
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
@@ -37,22 +37,6 @@ _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M +
 def _hash_step(hashes: np.ndarray, codepoints: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):  # wrapping is the point of the hash
         return hashes * _MULTIPLIER + codepoints.astype(np.uint64)
-
-
-def _grouped_entropy(grams: np.ndarray, neighbours: np.ndarray):
-    """For occurrences (gram hash, neighbour symbol): sorted unique grams, their counts, the
-    entropy of their neighbour distribution, and one occurrence index of each gram."""
-    order = np.lexsort((neighbours, grams))
-    g, nb = grams[order], neighbours[order]
-    new_gram = np.concatenate([[True], g[1:] != g[:-1]])
-    new_pair = new_gram | np.concatenate([[True], nb[1:] != nb[:-1]])
-    gram_starts, pair_starts = np.flatnonzero(new_gram), np.flatnonzero(new_pair)
-    counts = np.diff(np.append(gram_starts, len(g)))
-    pair_counts = np.diff(np.append(pair_starts, len(g))).astype(np.float64)
-    # entropy = log T - sum(c log c) / T per gram; pairs are grouped under their gram in order
-    pair_owner = np.cumsum(new_gram)[pair_starts] - 1
-    c_log_c = np.bincount(pair_owner, pair_counts * np.log(pair_counts), minlength=len(gram_starts))
-    return g[gram_starts], counts, np.log(counts) - c_log_c / counts, order[gram_starts]
 
 
 def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray, missing=np.nan) -> np.ndarray:
@@ -116,8 +100,10 @@ class WordTable:
                 break
             after = np.where(positions + n < total, symbols[np.minimum(positions + n, total - 1)], 0)
             before = np.where(positions > 0, symbols[np.maximum(positions - 1, 0)], 0)
-            keys, counts, right, first = _grouped_entropy(hashes[positions], after)
-            _, _, left_sorted, _ = _grouped_entropy(hashes[positions], before)  # same sorted keys
+            grams = hashes[positions]
+            keys, first, counts = np.unique(grams, return_index=True, return_counts=True)
+            right = BranchingEntropy._grouped_entropy(keys, counts, grams, after)
+            left_sorted = BranchingEntropy._grouped_entropy(keys, counts, grams, before)
             where = positions[first]  # one occurrence of each type
             if n == 1:  # the variation from the empty string: the entropy of any character
                 p = counts / counts.sum()

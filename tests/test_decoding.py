@@ -135,3 +135,19 @@ def test_segmenter_decodes_words_with_the_folders_table(tiny_model_dir, tmp_path
     seg.add_word("公室在北")  # the user dictionary still rules
     assert "公室在北" in seg.segment(texts[0])
     assert (Segmenter(folder).decode, seg.decode) == ("threshold", "words")
+
+
+def test_four_gram_entropies_survive_a_large_alphabet():
+    # 7,000 distinct characters: base**5 > 2**63, where coding (gram, neighbour) pairs as
+    # gram * base + neighbour wrapped around and gave 4-grams wrong branching entropies
+    chars = [chr(0x4E00 + i) for i in range(7000)]
+    word = "".join(chars[6990:6994])
+    texts = ["".join(chars)] + [word + chars[k] for k in (10, 20, 30, 40)] * 2
+    entropy = BranchingEntropy.from_texts(texts, max_n=4)
+    assert entropy.base ** 5 > 2**63
+    code, _ = entropy._ngram_codes(entropy._ids(word), 4, entropy.base)
+    # followed once by chars[6994] and twice by each of four others: 9 occurrences
+    expected = np.log(9) - 4 * 2 * np.log(2) / 9
+    assert entropy._table_entropy(4, code, 0)[0] == pytest.approx(expected, abs=1e-5)
+    table = WordTable.from_texts(texts, max_n=4, min_count=1)  # the hash table agrees
+    assert table.counts(word)[0, 3] == 9
