@@ -37,7 +37,7 @@ from .wordstats import WordTable
 class WordDecoding:
     """Weights of the word decoder (chosen on dev files; see benchmarks/ablation.py)."""
 
-    alpha: float = 0.2  # weight of word autonomy (per character)
+    alpha: float = 0.1  # weight of word autonomy (per character)
     beta: float = 1.0  # weight of the heads' junction scores
     clip: float = 8.0  # junction scores are clipped to [-clip, clip]: a very sure head is sure enough
     unseen: float = -1.0  # autonomy given to strings of 2+ characters the table lacks

@@ -151,3 +151,13 @@ def test_four_gram_entropies_survive_a_large_alphabet():
     assert entropy._table_entropy(4, code, 0)[0] == pytest.approx(expected, abs=1e-5)
     table = WordTable.from_texts(texts, max_n=4, min_count=1)  # the hash table agrees
     assert table.counts(word)[0, 3] == 9
+
+
+def test_the_embedded_model_ships_a_table_that_keeps_long_words_whole():
+    from segmenter import Segmenter
+
+    texts = ["我们的共和国在联合国有很多朋友。", "办公室里的负责人说实事求是。"]
+    threshold = sum(Segmenter().segment_batch(texts), [])
+    words = Segmenter(decode="words").segment_batch(texts)
+    assert "联合国" not in threshold and "实事求是" not in threshold  # the head cuts them
+    assert "联合国" in words[0] and "实事求是" in words[1] and ["".join(w) for w in words] == texts
