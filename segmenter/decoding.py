@@ -8,24 +8,26 @@ model's head cuts most of them. Here each Han run is segmented by dynamic progra
     sum over cut junctions k of   beta * clip(s_k)            (s: the heads' score minus the threshold)
   + sum over words w of           alpha * A(w) * len(w)       (A: autonomy from raw text, wordstats.py)
                                 + bonus  if len(w) >= 3 and A(w) >= bonus_from
-                                + length[len(w)]              (a prior per word length, default none)
 
 A string the word table does not hold (never seen in the raw text, pruned, or longer than its
 max_n) gets `unseen` in place of A; single characters are neutral (A = 0) when unseen. With
-alpha = 0 and no bonus or prior this cuts exactly where s > 0, the threshold decoder.
+alpha = 0 and no bonus this cuts exactly where s > 0, the threshold decoder. (Tried on dev and
+left out: autonomy for words of 3+ characters only, with 1- and 2-character words left to the
+heads — it merges 经济|发展-like pairs: 2-character recall fell by 0.1 and more on pku_dev.)
 
 Why these terms (benchmarks/ablation.py, dev files only): autonomy alone (the self-training
 teacher's decoder) prefers the pieces of a compound — 负责|人, 联合|国 — because a frequent
 two-character word is more autonomous than the whole; a small alpha lets it fix the heads'
 one- and two-character mistakes, and the bonus for a clearly autonomous word of three and more
-characters keeps 共和国, 办公室 and idioms whole where the heads' inner cuts are weak.
+characters keeps units such as 联合国 or 实事求是 whole where the heads' inner cuts are weak
+(a strong inner cut still wins: the 2+2 compounds the head splits with confidence stay split).
 
 The decoder works on per-junction scores only, so it does not care how they were computed
 (torch, numpy, a distilled student): `cut_junctions(plan, combined, table, options)`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,30 +43,25 @@ class WordDecoding:
     beta: float = 1.0  # weight of the heads' junction scores
     clip: float = 8.0  # junction scores are clipped to [-clip, clip]: a very sure head is sure enough
     unseen: float = -1.0  # autonomy given to strings of 2+ characters the table lacks
-    single: float = 1.0  # weight of a single character's own autonomy (0: the heads alone decide 1 vs 2)
     max_len: int = 6  # longest word considered (characters)
-    length: tuple[float, ...] = ()  # prior per word length 1, 2, …; missing -> 0
     bonus: float = 2.0  # added to a word of 3+ characters whose autonomy is at least `bonus_from`
     bonus_from: float = 3.0
 
     def __post_init__(self):
         if not isinstance(self.max_len, int) or self.max_len < 1:
             raise ValueError(f"max_len must be an int >= 1, got {self.max_len!r}")
-        for name in ("alpha", "beta", "clip", "unseen", "single", "bonus", "bonus_from"):
+        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from"):
             if not np.isfinite(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
-        object.__setattr__(self, "length", tuple(float(v) for v in self.length))
 
     def word_values(self, autonomy: np.ndarray, room: np.ndarray) -> np.ndarray:
         """(..., L) autonomy of the words starting at a character (NaN = unknown) and (...)
         characters left in its run from there -> (..., L) value of each candidate word."""
         max_len = autonomy.shape[-1]
         known = np.where(np.isnan(autonomy), self.unseen, autonomy)
-        known[..., 0] = self.single * np.nan_to_num(autonomy[..., 0], nan=0.0)  # unknown single characters: neutral
+        known[..., 0] = np.nan_to_num(autonomy[..., 0], nan=0.0)  # unknown single characters: neutral
         lengths = np.arange(1, max_len + 1, dtype=np.float64)
-        prior = np.zeros(max_len)
-        prior[: min(len(self.length), max_len)] = self.length[:max_len]
-        values = self.alpha * known * lengths + prior
+        values = self.alpha * known * lengths
         if self.bonus:  # NaN >= x is False: unknown strings get no bonus
             values += np.where((lengths >= 3) & (autonomy >= self.bonus_from), self.bonus, 0.0)
         values[lengths > room[..., None]] = -np.inf  # a word may not run past the end of its run
