@@ -57,6 +57,21 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
     return resolved
 
 
+def _load_word_table(decode: str, folder: Path):
+    if decode == "threshold":
+        return None
+    if decode != "words":
+        raise ValueError(f"decode must be 'threshold' or 'words', got {decode!r}")
+    from .wordstats import TABLE_FILE, WordTable
+
+    if not (folder / TABLE_FILE).is_file():
+        raise ValueError(
+            f"decode='words' needs the word table {folder / TABLE_FILE}; build it from raw text with "
+            f"`segmenter ngrams --raw YOUR_TEXT.txt --out {folder}`, or use decode='threshold'"
+        )
+    return WordTable.load(folder)
+
+
 class Segmenter:
     """Unsupervised Chinese word segmentation from the attention heads of a character BERT.
 
@@ -77,6 +92,7 @@ class Segmenter:
         granularity: str | float = "default",
         window: int = DEFAULT_WINDOW,
         overlap: int = DEFAULT_OVERLAP,
+        decode: str = "threshold",
     ):
         check_positive_int(batch_size, "batch_size")
         check_positive_int(num_threads, "num_threads", allow_none=True)
@@ -93,6 +109,8 @@ class Segmenter:
         self.device = resolve_device(device)
         self.batch_size = batch_size
         self.folder = resolve_model_folder(model)
+        # "words": word-level decoding with the folder's n-gram table (decoding.py); "threshold": cut where c > t
+        self.decode, self.word_table = decode, _load_word_table(decode, self.folder)
         self.profile = profile or read_profile(self.folder)
         if self.profile is None:
             raise ModelLoadError(
@@ -136,6 +154,10 @@ class Segmenter:
 
     def _tokens(self, plan: TextPlan, threshold: float) -> list[tuple[str, int, int]]:
         combined = self.profile.combine(plan.scores) if len(plan.junctions) else None
+        if self.word_table is not None and combined is not None:
+            from .decoding import WordDecoding, cut_junctions
+
+            combined, threshold = cut_junctions(plan, combined - threshold, self.word_table, WordDecoding()).astype(np.float32), 0.5
         start, tokens = 0, []
         for end in word_ends(plan, combined, threshold, self.user_dictionary).tolist():
             tokens.append((plan.text[start:end], start, end))

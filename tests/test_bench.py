@@ -71,7 +71,15 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     assert "Command: `segmenter bench --gold toy_test.txt`" in markdown
     assert machine["cpu"] in markdown and "jieba 0.42" in markdown
     assert "| system | P | R | F1 | OOV rate | OOV recall | IV recall | chars/s | peak MiB |" in markdown
-    assert markdown.count("\n| segmenter:") == 4 and "OOV against `toy_training_words.txt`" in markdown
+    # one row per segmenter setting in the figures table and one in the by-length table
+    assert markdown.count("\n| segmenter:") == 2 * 4 and "OOV against `toy_training_words.txt`" in markdown
+    assert "| system | recall | precision | words output |" in markdown
+    gold_row = next(line for line in markdown.splitlines() if line.startswith("| gold |"))
+    assert gold_row.endswith("| 13 / 9 / 0 / 0 / 0 |")  # 4 + 4 + 5 one-char words (punctuation too), 3 + 3 + 3 two-char
+    for record in result.records:
+        by_length = record["by_length"]
+        assert sum(by_length[b]["correct"] for b in by_length) == record["correct_words"]
+        assert sum(by_length[b]["test"] for b in by_length) == record["test_words"]
     # A finished run renders again from its JSON (`segmenter bench --from-json`) to the same table.
     write_json(result, machine, tmp_path / "run.json")
     again, again_machine = read_json(tmp_path / "run.json")

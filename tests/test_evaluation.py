@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from segmenter.corpus import read_gold
-from segmenter.bench.evaluation import Counts, count_sentence, read_lexicon, score, word_spans
+from segmenter.bench.evaluation import Counts, count_sentence, length_table, read_lexicon, score, word_spans
 
 from conftest import GOLD, LEXICON, require_shared
 
@@ -26,7 +26,9 @@ def test_perfect_output_scores_one():
 def test_all_split_output_gets_only_the_one_character_words():
     gold = [["中国", "人民", "的"]]
     s = score(gold, [["中", "国", "人", "民", "的"]])
-    assert s.counts == Counts(gold=3, test=5, correct=1)
+    # gold: 中国 人民 (2 chars), 的 (1); output: five 1-char words, of which 的 is right
+    assert s.counts == Counts(gold=3, test=5, correct=1, gold_by_length=(1, 2, 0, 0, 0),
+                              test_by_length=(5, 0, 0, 0, 0), correct_by_length=(1, 0, 0, 0, 0))
     assert s.P == pytest.approx(1 / 5) and s.R == pytest.approx(1 / 3)
     assert s.F1 == pytest.approx(2 * (1 / 5) * (1 / 3) / (1 / 5 + 1 / 3))
 
@@ -54,7 +56,9 @@ def test_oov_counting_against_a_lexicon():
     gold = [["我", "爱", "北京", "天安门"]]
     test = [["我", "爱北京", "天安门"]]  # right: 我 (IV), 天安门 (OOV); wrong: 爱 (OOV), 北京 (IV)
     s = score(gold, test, lexicon)
-    assert s.counts == Counts(gold=4, test=3, correct=2, oov=2, oov_correct=1, iv_correct=1)
+    assert s.counts == Counts(gold=4, test=3, correct=2, oov=2, oov_correct=1, iv_correct=1,
+                              gold_by_length=(2, 1, 1, 0, 0), test_by_length=(1, 0, 2, 0, 0),
+                              correct_by_length=(1, 0, 1, 0, 0))
     assert (s.oov_rate, s.oov_recall, s.iv_recall) == (0.5, 0.5, 0.5)
 
 
@@ -77,7 +81,31 @@ def test_sentences_pool_their_counts():
 
 
 def test_whitespace_tokens_are_not_words():
-    assert score([["我", "爱"]], [["我", " ", "爱", ""]]).counts == Counts(gold=2, test=2, correct=2)
+    assert score([["我", "爱"]], [["我", " ", "爱", ""]]).counts == Counts(
+        gold=2, test=2, correct=2, gold_by_length=(2, 0, 0, 0, 0), test_by_length=(2, 0, 0, 0, 0),
+        correct_by_length=(2, 0, 0, 0, 0))
+
+
+def test_precision_and_recall_by_word_length():
+    # gold   中华人民共和国 | 成立 | 了 | 五十 | 周年 | 办公室 | 的 | 同志们      (lengths 7 2 1 2 2 3 1 3)
+    # output 中华 | 人民 | 共和国 | 成立 | 了 | 五十周年 | 办公室 | 的 | 同志 | 们  (lengths 2 2 3 2 1 4 3 1 2 1)
+    gold = [["中华人民共和国", "成立", "了", "五十", "周年"], ["办公室", "的", "同志们"]]
+    test = [["中华", "人民", "共和国", "成立", "了", "五十周年"], ["办公室", "的", "同志", "们"]]
+    s = score(gold, test)
+    # right: 成立 (2), 了 (1), 办公室 (3), 的 (1); 共和国 is a word of the output but not at a gold span
+    assert s.counts.gold_by_length == (2, 3, 2, 0, 1)
+    assert s.counts.test_by_length == (3, 4, 2, 1, 0)
+    assert s.counts.correct_by_length == (2, 1, 1, 0, 0)
+    rows = s.by_length()
+    assert rows["1"]["R"] == 1.0 and rows["1"]["P"] == pytest.approx(2 / 3)
+    assert rows["2"]["R"] == pytest.approx(1 / 3) and rows["2"]["P"] == pytest.approx(1 / 4)
+    assert rows["3"]["R"] == 0.5 and rows["3"]["P"] == 0.5
+    assert rows["4"]["R"] is None and rows["4"]["P"] == 0.0  # no gold 4-char word; one output word, wrong
+    assert rows["5+"]["R"] == 0.0 and rows["5+"]["P"] is None
+    assert sum(s.counts.correct_by_length) == s.counts.correct == 4
+    flat = s.as_dict()
+    assert flat["by_length"]["3"]["gold"] == 2 and "gold_by_length_words" not in flat
+    assert length_table(s)["R"] == [1.0, pytest.approx(1 / 3), 0.5, None, 0.0]
 
 
 def test_output_with_other_characters_is_refused():

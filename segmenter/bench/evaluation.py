@@ -16,6 +16,11 @@ credits one word that spans do not: spans are the usual reimplementation and the
 
 Everything here is a pure function of word lists; reading files is `read_lexicon` and
 corpus.read_gold. `Counts` add up, so sentences can be scored one by one or all at once.
+
+Diagnostics by word length (LENGTH_BINS: 1, 2, 3, 4, 5+ characters): for each bin the gold
+words, the output words and the correct words of that length, so that precision and recall by
+length and the output's length histogram against gold come from the same counts. A correct
+word has the same length in gold and output, so one `correct` count per bin serves both.
 """
 from __future__ import annotations
 
@@ -50,6 +55,14 @@ def read_lexicon(path: str | Path) -> frozenset[str]:
     return words
 
 
+LENGTH_BINS = ("1", "2", "3", "4", "5+")
+
+
+def length_bin(word: str) -> int:
+    """Index in LENGTH_BINS of a word's length (5 and more share the last bin)."""
+    return min(len(word), len(LENGTH_BINS)) - 1
+
+
 @dataclass
 class Counts:
     """Word counts behind the figures; `a + b` pools two sets of sentences (micro-average).
@@ -63,9 +76,16 @@ class Counts:
     oov: int = 0  # gold words not in the lexicon
     oov_correct: int = 0
     iv_correct: int = 0
+    # per LENGTH_BINS bin: gold words, output words, correct words of that length
+    gold_by_length: tuple[int, ...] = (0,) * len(LENGTH_BINS)
+    test_by_length: tuple[int, ...] = (0,) * len(LENGTH_BINS)
+    correct_by_length: tuple[int, ...] = (0,) * len(LENGTH_BINS)
 
     def __add__(self, other: "Counts") -> "Counts":
-        return Counts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+        def add(a, b):
+            return tuple(x + y for x, y in zip(a, b)) if isinstance(a, tuple) else a + b
+
+        return Counts(*(add(getattr(self, f.name), getattr(other, f.name)) for f in fields(self)))
 
 
 def _visible(words: Iterable[str]) -> list[str]:
@@ -84,15 +104,22 @@ def count_sentence(gold: list[str], test: list[str], lexicon: frozenset[str] | s
         )
     test_spans = set(word_spans(test))
     counts = Counts(gold=len(gold), test=len(test))
+    gold_bins, test_bins, correct_bins = [0] * len(LENGTH_BINS), [0] * len(LENGTH_BINS), [0] * len(LENGTH_BINS)
+    for word in test:
+        test_bins[length_bin(word)] += 1
     for word, span in zip(gold, word_spans(gold)):
         hit = span in test_spans
         counts.correct += hit
+        gold_bins[length_bin(word)] += 1
+        correct_bins[length_bin(word)] += hit
         if lexicon is not None:
             if word in lexicon:
                 counts.iv_correct += hit
             else:
                 counts.oov += 1
                 counts.oov_correct += hit
+    counts.gold_by_length, counts.test_by_length, counts.correct_by_length = (
+        tuple(gold_bins), tuple(test_bins), tuple(correct_bins))
     return counts
 
 
@@ -146,11 +173,23 @@ class Scores:
             counts=counts,
         )
 
+    def by_length(self) -> dict[str, dict]:
+        """{bin: {gold, test, correct, P, R}} for the bins of LENGTH_BINS (P/R None when empty)."""
+        c = self.counts
+        return {
+            name: {"gold": g, "test": t, "correct": k, "P": _ratio(k, t), "R": _ratio(k, g)}
+            for name, g, t, k in zip(LENGTH_BINS, c.gold_by_length, c.test_by_length, c.correct_by_length)
+        }
+
     def as_dict(self) -> dict:
-        """Flat figures (P, R, F1, oov_rate, oov_recall, iv_recall) plus the word counts."""
+        """Flat figures (P, R, F1, oov_rate, oov_recall, iv_recall), the word counts, and
+        `by_length`: precision, recall and word counts per length bin (gold and output)."""
         data = asdict(self)
         counts = data.pop("counts")
+        for name in ("gold_by_length", "test_by_length", "correct_by_length"):
+            counts.pop(name)
         data.update({f"{name}_words": value for name, value in counts.items()})
+        data["by_length"] = self.by_length()
         return data
 
     def report(self) -> str:
@@ -170,6 +209,12 @@ class Scores:
                 f"=== IV Recall Rate:\t{show(self.iv_recall)}",
             ]
         )
+
+
+def length_table(scores: "Scores") -> dict[str, list]:
+    """Compact per-bin lists for reports: recall, precision, gold and output word counts."""
+    rows = scores.by_length()
+    return {key: [rows[b][key] for b in LENGTH_BINS] for key in ("R", "P", "gold", "test")}
 
 
 def score(

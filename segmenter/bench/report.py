@@ -12,6 +12,7 @@ import platform
 import time
 from pathlib import Path
 
+from .evaluation import LENGTH_BINS
 from .runner import BenchResult
 from .systems import label
 
@@ -126,6 +127,28 @@ def machine_line(machine: dict) -> str:
     )
 
 
+def _bins(values, show) -> str:
+    return " / ".join(show(v) for v in values)
+
+
+def length_lines(records: list[dict]) -> list[str]:
+    """The by-length table of one corpus: recall and precision per gold word length, and the
+    output's word-length histogram against gold's (records without `by_length` are left out)."""
+    records = [r for r in records if r.get("by_length")]
+    if not records:
+        return []
+    bins = " / ".join(LENGTH_BINS)
+    gold = [records[0]["by_length"][b]["gold"] for b in LENGTH_BINS]
+    lines = ["", f"By word length ({bins} characters):", "",
+             "| system | recall | precision | words output |", "|---|--:|--:|--:|",
+             f"| gold | | | {_bins(gold, _count)} |"]
+    for r in records:
+        rows = [r["by_length"][b] for b in LENGTH_BINS]
+        lines.append(f"| {r['label']} | {_bins([x['R'] for x in rows], lambda v: _fixed(v, 2))} "
+                     f"| {_bins([x['P'] for x in rows], lambda v: _fixed(v, 2))} | {_bins([x['test'] for x in rows], _count)} |")
+    return lines
+
+
 def to_markdown(result: BenchResult, machine: dict) -> str:
     config = result.config
     lines = [
@@ -147,6 +170,7 @@ def to_markdown(result: BenchResult, machine: dict) -> str:
                 f"| {r['label']} | {_fixed(r['P'])} | {_fixed(r['R'])} | **{_fixed(r['F1'])}** | {_fixed(r['oov_rate'])} "
                 f"| {_fixed(r['oov_recall'])} | {_fixed(r['iv_recall'])} | {_count(r['chars_per_s'])} | {_count(r['peak_mb'])} |"
             )
+        lines += length_lines([r for r in result.records if r["corpus"] == corpus["name"]])
     # One line per (system, description), grouped by system in table order: a setting whose
     # description depends on the corpus (calibrated: which dev file) lists each under its name.
     abouts: dict[str, dict[str, None]] = {}

@@ -71,8 +71,8 @@ class BranchingEntropy:
             before = np.concatenate([[0], ids[:-1]])[: len(codes)]
             grams = codes[valid]
             keys, counts = np.unique(grams, return_counts=True)
-            right = cls._grouped_entropy(keys, counts, grams * base + after[valid], base)
-            left = cls._grouped_entropy(keys, counts, grams * base + before[valid], base)
+            right = cls._grouped_entropy(keys, counts, grams, after[valid])
+            left = cls._grouped_entropy(keys, counts, grams, before[valid])
             tables[n] = (keys, counts.astype(np.int64), right.astype(np.float32), left.astype(np.float32))
         return cls(chars, tables)
 
@@ -89,12 +89,18 @@ class BranchingEntropy:
         return codes, valid
 
     @staticmethod
-    def _grouped_entropy(keys: np.ndarray, counts: np.ndarray, pair_codes: np.ndarray, base: int) -> np.ndarray:
-        """Entropy of the neighbour distribution of each n-gram: H = log T - sum(c log c) / T."""
-        pairs, pair_counts = np.unique(pair_codes, return_counts=True)
-        owner = np.searchsorted(keys, pairs // base)
+    def _grouped_entropy(keys: np.ndarray, counts: np.ndarray, grams: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
+        """Entropy of the neighbour distribution of each n-gram: H = log T - sum(c log c) / T.
+
+        keys/counts: the sorted distinct grams and their counts; grams/neighbours: one entry per
+        occurrence. The (gram, neighbour) pairs are sorted, not coded as gram * base + neighbour:
+        that code overflows int64 for 4-grams once the text has more than 6,131 characters."""
+        order = np.lexsort((neighbours, grams))
+        g, nb = grams[order], neighbours[order]
+        starts = np.flatnonzero(np.concatenate([[True], (g[1:] != g[:-1]) | (nb[1:] != nb[:-1])]))
+        pair_counts = np.diff(np.append(starts, len(g)))
         c_log_c = np.zeros(len(keys))
-        np.add.at(c_log_c, owner, pair_counts * np.log(pair_counts))
+        np.add.at(c_log_c, np.searchsorted(keys, g[starts]), pair_counts * np.log(pair_counts))
         return np.log(counts) - c_log_c / counts
 
     # -- persistence ------------------------------------------------------------------------

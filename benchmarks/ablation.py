@@ -1,0 +1,266 @@
+"""Ablations on dev: which view finds which words, and word-level decoding against the length bias.
+
+Every row segments the same dev sentences (the first 500 of pku_dev, msr_dev, ud_gsdsimp_dev)
+and is scored with the SIGHAN figures plus recall by gold word length (evaluation.py):
+
+  n-grams alone      the self-training teacher's word decoding (teacher.decode_words) with no
+                     head evidence (logits 0): branching-entropy autonomy of n-grams n <= 4;
+                     and decoding.py with beta 0 (n <= 6, the pruned table)
+  heads alone        the shipped model's head (5,0), cut where s > 0 (the shipped default)
+  teacher decoding   teacher.decode_words on the shipped head's scores (alpha 1)
+  words decoding     decoding.py: the heads' junction scores plus word autonomy from raw text,
+                     without and with the long-word bonus (the defaults of decode='words')
+  jieba              for scale
+Then the shipped default, decode='words' and jieba once more on held-out dev sentences 500-1000.
+(The e5 base model's heads are not a row: converting it was left out for time.)
+
+Expensive things are computed once and cached under runs/ablation/ (delete it to recount):
+the n-gram tables of a bounded raw sample (the first 5 M characters of pretrain_raw.txt and
+3 M of extra_raw.txt) and the default model's junction scores of the dev sentences.
+Gold sentences are only scored, never counted.
+
+    python benchmarks/ablation.py                      # writes benchmarks/results/ablation_dev.md
+    python benchmarks/ablation.py --grid               # the dev search behind the chosen settings
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from segmenter.bench.evaluation import length_table, score  # noqa: E402
+from segmenter.corpus import read_gold  # noqa: E402
+from segmenter.junctions import TextPlan  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "corpora"
+DEV = ["pku_dev", "msr_dev", "ud_gsdsimp_dev"]
+RAW = [(SHARED / "raw" / "pretrain_raw.txt", 5_000_000), (SHARED / "raw" / "extra_raw.txt", 3_000_000)]
+CACHE = ROOT / "runs" / "ablation"
+
+
+def raw_sample() -> list[str]:
+    """The bounded raw sample: the first lines of each raw file up to its character budget."""
+    from segmenter.wordstats import sample_raw_lines
+
+    return sample_raw_lines([path for path, _ in RAW], [budget for _, budget in RAW])
+
+
+def word_table(max_n: int = 6, min_count: int = 2):
+    from segmenter.wordstats import WordTable
+
+    path = CACHE / f"words_n{max_n}_c{min_count}.npz"
+    if not path.is_file():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        started = time.time()
+        WordTable.from_texts(raw_sample(), max_n=max_n, min_count=min_count).save(path, with_counts=True)
+        print(f"counted {path.name} in {time.time() - started:.0f} s", file=sys.stderr)
+    return WordTable.load(path)
+
+
+def branching_entropy():
+    from segmenter.train.ngrams import BranchingEntropy
+
+    path = CACHE / "entropy_n4.npz"
+    if not path.is_file():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        started = time.time()
+        BranchingEntropy.from_texts(raw_sample(), max_n=4).save(path)
+        print(f"counted {path.name} in {time.time() - started:.0f} s", file=sys.stderr)
+    return BranchingEntropy.load(path)
+
+
+def dev_sentences(name: str, start: int, stop: int) -> list[list[str]]:
+    return read_gold(SHARED / "gold" / f"{name}.txt", stop)[start:]
+
+
+def dev_plans(name: str, start: int, stop: int) -> list[TextPlan]:
+    """Plans of dev sentences [start, stop) with the default model's combined junction score
+    (threshold of granularity 'default' subtracted) in plan.scores[0]; cached."""
+    path = CACHE / f"scores_{name}_{start}_{stop}.npz"
+    texts = ["".join(words) for words in dev_sentences(name, start, stop)]
+    plans = [TextPlan(text) for text in texts]
+    if not path.is_file():
+        from segmenter.api import Segmenter
+
+        CACHE.mkdir(parents=True, exist_ok=True)
+        seg = Segmenter(num_threads=1)
+        scored = seg._plans(texts, show_progress=False)
+        threshold = seg.profile.threshold("default")
+        flat = [seg.profile.combine(p.scores) - threshold if len(p.junctions) else np.zeros(0) for p in scored]
+        np.savez(path, scores=np.concatenate(flat).astype(np.float32), sizes=np.array([len(f) for f in flat]))
+    data = np.load(path)
+    offsets = np.concatenate([[0], np.cumsum(data["sizes"])])
+    for plan, lo, hi in zip(plans, offsets[:-1], offsets[1:]):
+        assert hi - lo == len(plan.junctions), f"{path} does not match the dev text; delete it"
+        plan.scores = data["scores"][lo:hi][None, :]
+    return plans
+
+
+def words_from_cuts(plans: list[TextPlan], cuts: list[np.ndarray]) -> list[list[str]]:
+    """Words of each plan given the cut decision of each junction (runs still end words)."""
+    from segmenter.junctions import split_words, word_ends
+
+    return [split_words(p.text, word_ends(p, c.astype(np.float32), 0.5)) for p, c in zip(plans, cuts)]
+
+
+def evaluate(name: str, start: int, stop: int, cutter) -> dict:
+    """Score `cutter(plan) -> cut decisions` on dev sentences [start, stop) of `name`."""
+    gold = dev_sentences(name, start, stop)
+    plans = dev_plans(name, start, stop)
+    scores = score(gold, words_from_cuts(plans, [cutter(p) for p in plans]))
+    return {"F1": scores.F1, **length_table(scores)}
+
+
+def cache_all() -> None:
+    """Everything expensive, once (run it in the background with nohup)."""
+    for name in DEV:
+        for start, stop in (PICK, HELD_OUT):
+            if not dev_sentences(name, start, stop):
+                continue  # ud_gsdsimp_dev has 500 sentences only
+            started = time.time()
+            dev_plans(name, start, stop)
+            print(f"scored {name} [{start}, {stop}) in {time.time() - started:.0f} s", file=sys.stderr)
+    word_table()
+    branching_entropy()
+
+
+PICK, HELD_OUT = (0, 500), (500, 1000)
+MIN_COUNT = 10  # the pruning `segmenter ngrams` applies by default (a 1.8 MiB table)
+
+
+def rows() -> list[tuple[str, object]]:
+    """(label, cutter) per ablation row; a cutter maps a plan (scores cached) to cut decisions,
+    or is the string "jieba"."""
+    from segmenter.decoding import WordDecoding, cut_junctions
+    from segmenter.train.teacher import decode_words
+
+    entropy, table = branching_entropy(), word_table().pruned(MIN_COUNT)
+
+    def teacher(alpha, heads):
+        return lambda p: decode_words(p, p.scores[0] if heads else np.zeros(len(p.junctions)), entropy, alpha)
+
+    def words(**options):
+        return lambda p: cut_junctions(p, p.scores[0], table, WordDecoding(**options))
+
+    return [
+        ("n-grams alone: teacher's decode_words, logits 0 (n <= 4)", teacher(1.0, heads=False)),
+        ("n-grams alone: decoding.py, beta 0 (n <= 6)", words(alpha=1.0, beta=0.0, bonus=0.0)),
+        ("heads alone: shipped default, head (5,0), cut where s > 0", lambda p: p.scores[0] > 0),
+        ("teacher's decode_words on the shipped head (alpha 1)", teacher(1.0, heads=True)),
+        ("words: heads + autonomy (alpha 0.1, no bonus)", words(bonus=0.0)),
+        ("words: heads + autonomy + long-word bonus (decode='words' defaults)", words()),
+        ("jieba 0.42 (default mode, HMM on)", "jieba"),
+    ]
+
+
+def jieba_words(name: str, start: int, stop: int) -> list[list[str]]:
+    import jieba
+
+    jieba.setLogLevel(60)
+    return [jieba.lcut("".join(words)) for words in dev_sentences(name, start, stop)]
+
+
+def run_row(cutter, name: str, start: int, stop: int) -> dict:
+    if cutter == "jieba":
+        scores = score(dev_sentences(name, start, stop), jieba_words(name, start, stop))
+        return {"F1": scores.F1, **length_table(scores)}
+    return evaluate(name, start, stop, cutter)
+
+
+def _recalls(values) -> str:
+    return " | ".join("–" if v is None else f"{v:.2f}" for v in values)
+
+
+def table_lines(results: dict, corpora: list[str]) -> list[str]:
+    lines = []
+    for name in corpora:
+        first = next(iter(results.values()))[name]
+        gold = " / ".join(f"{g:,}" for g in first["gold"])
+        lines += ["", f"**{name}** (gold words by length 1 / 2 / 3 / 4 / 5+: {gold})", "",
+                  "| row | F1 | R 1 | R 2 | R 3 | R 4 | R 5+ | words out 1 / 2 / 3 / 4 / 5+ |",
+                  "|---|--:|--:|--:|--:|--:|--:|--:|"]
+        for label, by_corpus in results.items():
+            r = by_corpus[name]
+            lines.append(f"| {label} | **{r['F1']:.3f}** | {_recalls(r['R'])} | {' / '.join(f'{t:,}' for t in r['test'])} |")
+    return lines
+
+
+def main_table(out: Path) -> None:
+    labelled = rows()
+    pick = {label: {name: run_row(cutter, name, *PICK) for name in DEV} for label, cutter in labelled}
+    held_corpora = [name for name in DEV if dev_sentences(name, *HELD_OUT)]
+    chosen = [labelled[2], labelled[5], labelled[6]]
+    held = {label: {name: run_row(cutter, name, *HELD_OUT) for name in held_corpora} for label, cutter in chosen}
+    raw = ", ".join(f"first {budget / 1e6:.0f} M characters of {path.name}" for path, budget in RAW)
+    lines = [
+        "<!-- Generated by `python benchmarks/ablation.py` (benchmarks/ablation.py): do not edit by hand. -->",
+        "",
+        "# Ablations on dev: which view finds which words",
+        "",
+        f"Dev sentences {PICK[0]}–{PICK[1]} of each dev file (they chose every setting of `decode='words'`); "
+        f"R n: recall of gold words of n characters. Raw text for the n-gram statistics: {raw} "
+        f"(no gold); the decoder's table keeps n-grams (n <= 6) seen at least {MIN_COUNT} times, as "
+        "`segmenter ngrams` writes it. Heads: the shipped default model, its junction scores read once and cached.",
+    ]
+    lines += table_lines(pick, DEV)
+    lines += ["", f"## Held out: dev sentences {HELD_OUT[0]}–{HELD_OUT[1]} (never used to choose; read after the "
+              "choice, twice: first for an earlier pick, alpha 0.2 with a 4 MiB table, then for this one; "
+              f"ud_gsdsimp_dev has only {PICK[1]} sentences)"]
+    lines += table_lines(held, held_corpora)
+    lines += ["", "Commands: `python benchmarks/ablation.py` (this file); `python benchmarks/ablation.py --grid` "
+              "(the search on dev sentences 0–500 behind the defaults, benchmarks/results/ablation_grid_dev.md).", ""]
+    out.write_text("\n".join(lines), encoding="utf-8")
+    print("\n".join(lines))
+
+
+def grid(out: Path) -> None:
+    """The dev search over the decoder's weights (sentences 0-500 of each dev file)."""
+    import itertools
+
+    from segmenter.decoding import WordDecoding, cut_junctions
+
+    table = word_table().pruned(MIN_COUNT)
+    settings = [dict(alpha=a, bonus=0.0) for a in (0.1, 0.2, 0.35, 0.5)]
+    settings += [dict(alpha=a, bonus=b, bonus_from=f) for a, b, f in itertools.product((0.1, 0.2, 0.35), (1.0, 2.0, 3.0), (2.0, 3.0, 4.0))]
+    lines = ["<!-- Generated by `python benchmarks/ablation.py --grid`: do not edit by hand. -->", "",
+             f"Word decoding on dev sentences {PICK[0]}–{PICK[1]}, beta 1, clip 8, unseen -1, max_len 6; "
+             "F1 and recall of 3- / 4-character words per dev file. Chosen (marked ←): the highest lowest-F1 "
+             "over the three files (at 3 decimals), ties to the highest mean F1.", "",
+             "| alpha | bonus | from | " + " | ".join(f"{n} F1 | R3 / R4" for n in DEV) + " | min F1 |",
+             "|--:|--:|--:|" + "--:|--:|" * len(DEV) + "--:|"]
+    base = {name: evaluate(name, *PICK, lambda p: p.scores[0] > 0) for name in DEV}
+    lines.append("| threshold | | | " + " | ".join(f"{base[n]['F1']:.3f} | {base[n]['R'][2]:.2f} / {base[n]['R'][3]:.2f}" for n in DEV)
+                 + f" | {min(r['F1'] for r in base.values()):.3f} |")
+    found = []
+    for options in settings:
+        decoding = WordDecoding(**options)
+        res = {name: evaluate(name, *PICK, lambda p: cut_junctions(p, p.scores[0], table, decoding)) for name in DEV}
+        f1 = [res[n]["F1"] for n in DEV]
+        found.append(((round(min(f1), 3), float(np.mean(f1))), len(lines)))
+        lines.append(f"| {decoding.alpha} | {decoding.bonus} | {decoding.bonus_from if decoding.bonus else ''} | "
+                     + " | ".join(f"{res[n]['F1']:.3f} | {res[n]['R'][2]:.2f} / {res[n]['R'][3]:.2f}" for n in DEV)
+                     + f" | {min(f1):.3f} |")
+        print(lines[-1], flush=True)
+    best = max(found)[1]
+    lines[best] += " ←"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", action="store_true", help="only compute the cached tables and scores")
+    parser.add_argument("--grid", action="store_true", help="the dev search behind the decoder's defaults")
+    args = parser.parse_args()
+    results = ROOT / "benchmarks" / "results"
+    if args.cache:
+        cache_all()
+    elif args.grid:
+        grid(results / "ablation_grid_dev.md")
+    else:
+        main_table(results / "ablation_dev.md")

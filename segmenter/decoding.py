@@ -1,0 +1,154 @@
+"""Word-level decoding: choose whole words, not junctions one at a time.
+
+Cutting where a junction's score is above a threshold decides every junction alone, so a
+three-character word survives only if both of its inner junctions score low, and the shipped
+model's head cuts most of them. Here each Han run is segmented by dynamic programming
+(a semi-Markov / Viterbi decoder) into the words w that maximize
+
+    sum over cut junctions k of   beta * clip(s_k)            (s: the heads' score minus the threshold)
+  + sum over words w of           alpha * A(w) * len(w)       (A: autonomy from raw text, wordstats.py)
+                                + bonus  if len(w) >= 3 and A(w) >= bonus_from
+
+A string the word table does not hold (never seen in the raw text, pruned, or longer than its
+max_n) gets `unseen` in place of A; single characters are neutral (A = 0) when unseen. With
+alpha = 0 and no bonus this cuts exactly where s > 0, the threshold decoder. (Tried on dev and
+left out: autonomy for words of 3+ characters only, with 1- and 2-character words left to the
+heads — it merges 经济|发展-like pairs: 2-character recall fell by 0.1 and more on pku_dev.)
+
+Why these terms (benchmarks/ablation.py, dev files only): autonomy alone (the self-training
+teacher's decoder) prefers the pieces of a compound — 负责|人, 联合|国 — because a frequent
+two-character word is more autonomous than the whole; a small alpha lets it fix the heads'
+one- and two-character mistakes, and the bonus for a clearly autonomous word of three and more
+characters keeps units such as 联合国 or 实事求是 whole where the heads' inner cuts are weak
+(a strong inner cut still wins: the 2+2 compounds the head splits with confidence stay split).
+
+The decoder works on per-junction scores only, so it does not care how they were computed
+(torch, numpy, a distilled student): `cut_junctions(plan, combined, table, options)`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .junctions import TextPlan
+from .wordstats import WordTable
+
+
+@dataclass(frozen=True)
+class WordDecoding:
+    """Weights of the word decoder (chosen on dev files; see benchmarks/ablation.py)."""
+
+    alpha: float = 0.1  # weight of word autonomy (per character)
+    beta: float = 1.0  # weight of the heads' junction scores
+    clip: float = 8.0  # junction scores are clipped to [-clip, clip]: a very sure head is sure enough
+    unseen: float = -1.0  # autonomy given to strings of 2+ characters the table lacks
+    max_len: int = 6  # longest word considered (characters)
+    bonus: float = 2.0  # added to a word of 3+ characters whose autonomy is at least `bonus_from`
+    bonus_from: float = 3.0
+
+    def __post_init__(self):
+        if not isinstance(self.max_len, int) or self.max_len < 1:
+            raise ValueError(f"max_len must be an int >= 1, got {self.max_len!r}")
+        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from"):
+            if not np.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
+
+    def word_values(self, autonomy: np.ndarray, room: np.ndarray) -> np.ndarray:
+        """(..., L) autonomy of the words starting at a character (NaN = unknown) and (...)
+        characters left in its run from there -> (..., L) value of each candidate word."""
+        max_len = autonomy.shape[-1]
+        known = np.where(np.isnan(autonomy), self.unseen, autonomy)
+        known[..., 0] = np.nan_to_num(autonomy[..., 0], nan=0.0)  # unknown single characters: neutral
+        lengths = np.arange(1, max_len + 1, dtype=np.float64)
+        values = self.alpha * known * lengths
+        if self.bonus:  # NaN >= x is False: unknown strings get no bonus
+            values += np.where((lengths >= 3) & (autonomy >= self.bonus_from), self.bonus, 0.0)
+        values[lengths > room[..., None]] = -np.inf  # a word may not run past the end of its run
+        return values
+
+
+def best_words(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Viterbi over word ends for R runs at once (in lockstep over character positions).
+
+    gains:  (R, N) weighted junction score gained by a word ending after character k
+            (0 for the run's last character);
+    values: (R, N, L) value of the word starting at k of length l+1 (-inf where impossible);
+    sizes:  (R,) characters of each run (N = max(sizes)).
+    Returns (R, N) bool: True where a word ends after character k (before the run's end).
+    """
+    runs, n, max_len = values.shape
+    lengths = np.arange(1, max_len + 1)
+    best = np.full((runs, n + 1), -np.inf)
+    best[:, 0] = 0.0
+    back = np.ones((runs, n + 1), dtype=np.int64)
+    for end in range(1, n + 1):
+        starts = end - lengths  # the word ending at `end` with length l starts at end - l
+        ok = starts >= 0
+        candidates = best[:, starts[ok]] + values[:, starts[ok], lengths[ok] - 1]  # (R, l <= end)
+        k = candidates.argmax(axis=1)
+        best[:, end] = candidates[np.arange(runs), k] + gains[:, end - 1]
+        back[:, end] = k + 1
+    # walk back from each run's end, all runs together
+    ends = np.zeros((runs, n), dtype=bool)
+    position = sizes.astype(np.int64).copy()
+    rows = np.arange(runs)
+    while True:
+        active = position > 0
+        if not active.any():
+            break
+        position[active] -= back[rows[active], position[active]]
+        inner = active & (position > 0)
+        ends[rows[inner], position[inner] - 1] = True
+    return ends
+
+
+def cut_junctions(plan: TextPlan, combined: np.ndarray, table: WordTable, options: WordDecoding) -> np.ndarray:
+    """The cut decision of every junction of `plan` (bool, plan.junctions order).
+
+    combined: (len(plan.junctions),) junction scores with the threshold already subtracted.
+    All Han runs of the text are decoded together; a run whose junctions do not cover all its
+    characters (marks attached inside it) keeps the threshold decision, s > 0.
+    """
+    cut = np.asarray(combined) > 0
+    if not len(plan.junctions):
+        return cut
+    text_of_junction = plan.positions[plan.junctions]
+    starts, sizes, firsts = [], [], []  # per run: text offset, characters, its first junction
+    for run in plan.runs:
+        size = run.end - run.start
+        if run.kind != "han" or size < 2:
+            continue
+        lo, hi = np.searchsorted(text_of_junction, [run.start, run.end - 1])
+        if hi - lo == size - 1:
+            starts.append(run.start), sizes.append(size), firsts.append(lo)
+    if not starts:
+        return cut
+    starts, sizes, firsts = np.array(starts), np.array(sizes), np.array(firsts)
+    autonomy = table.autonomy(plan.text, options.max_len)  # (len(text), L); runs pick their rows
+    scores = np.clip(options.beta * np.asarray(combined, dtype=np.float64), -options.beta * options.clip, options.beta * options.clip)
+    # Runs of similar sizes share one lockstep pass, so one long run does not pad all the others.
+    order = np.argsort(sizes, kind="stable")
+    for bucket in np.array_split(order, max(1, int(np.ceil(len(order) / 256)))):
+        for group in _by_size(bucket, sizes):
+            n = int(sizes[group].max())
+            k = np.arange(n)
+            inside = k[None, :] < sizes[group, None]  # (R, N)
+            rows = np.where(inside, starts[group, None] + k[None, :], 0)
+            values = options.word_values(autonomy[rows], np.where(inside, sizes[group, None] - k[None, :], 0))
+            junction = np.where(k[None, :] < sizes[group, None] - 1, firsts[group, None] + k[None, :], 0)
+            gains = np.where(k[None, :] < sizes[group, None] - 1, scores[junction], 0.0)
+            ends = best_words(gains, values, sizes[group])
+            for r, g in enumerate(group):
+                cut[firsts[g] : firsts[g] + sizes[g] - 1] = ends[r, : sizes[g] - 1]
+    return cut
+
+
+def _by_size(runs: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
+    """Split runs (sorted by size) where the size more than doubles: padding stays under 2x."""
+    groups, first = [], 0
+    for i in range(1, len(runs) + 1):
+        if i == len(runs) or sizes[runs[i]] > 2 * sizes[runs[first]]:
+            groups.append(runs[first:i])
+            first = i
+    return groups

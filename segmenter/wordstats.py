@@ -1,0 +1,188 @@
+"""Word statistics from raw text: how much each string of Han characters behaves like a word.
+
+The heads score one junction at a time, so a long word is only kept whole when every one of
+its inner junctions scores low; the shipped model cuts most words of three and more
+characters. Raw text knows better which strings are units: after 共和国 almost anything can
+follow and before it almost anything can precede, while after 共和 the next character is
+nearly always 国. That is the normalized variation of branching entropy (nVBE, Magistry &
+Sagot 2012), the same autonomy that the self-training teacher uses (train/ngrams.py):
+
+    A(x) = z_n(H_r(x) - H_r(x[:-1])) + z_n(H_l(x) - H_l(x[1:]))      n = len(x)
+
+H_r / H_l: entropy of the character after / before x (anything not Han counts as one symbol);
+z_n: z-score over the n-gram types of length n. train/ngrams.py codes n-grams as base-V
+integers, which overflows int64 past four characters (V ~ 7,000); here every n-gram is a 64-bit
+polynomial hash of its code points (collisions: ~1e-8 for a million keys), so n is not capped.
+
+`WordTable` is what ships beside a model (`ngrams.npz`, a few MB): for each length n, the
+sorted hashes of the n-grams seen at least `min_count` times and their autonomy (float16);
+the counts stay in memory (for pruning further) unless saved with `with_counts=True`.
+Strings that were pruned or never seen get no autonomy (NaN): the decoder treats them as
+unknown (decoding.py).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from .corpus import iter_raw_lines
+from .train.ngrams import BranchingEntropy, _codepoints, _han_mask
+
+TABLE_FILE = "ngrams.npz"
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
+
+
+def _hash_step(hashes: np.ndarray, codepoints: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):  # wrapping is the point of the hash
+        return hashes * _MULTIPLIER + codepoints.astype(np.uint64)
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray, missing=np.nan) -> np.ndarray:
+    slot = np.clip(np.searchsorted(keys, queries), 0, max(len(keys) - 1, 0))
+    if not len(keys):
+        return np.full(len(queries), missing)
+    return np.where(keys[slot] == queries, values[slot], missing)
+
+
+def sample_raw_lines(paths: list[str | Path], chars: list[int | None]) -> list[str]:
+    """The first lines of each raw file up to its character budget (None: the whole file)."""
+    if len(chars) != len(paths):
+        raise ValueError(f"give one character budget per raw file: {len(paths)} files, {len(chars)} budgets")
+    lines = []
+    for path, budget in zip(paths, chars):
+        used = 0
+        for line in iter_raw_lines([path]):
+            lines.append(line)
+            used += len(line)
+            if budget is not None and used >= budget:
+                break
+    return lines
+
+
+class WordTable:
+    """Per length n (1..max_n): sorted uint64 hashes, their autonomy (float16) and counts (uint32)."""
+
+    def __init__(self, tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]], info: dict | None = None):
+        if not tables:
+            raise ValueError("a word table needs at least the 1-grams")
+        self.tables = tables
+        self.max_n = max(tables)
+        self.info = info or {}
+
+    # -- building ---------------------------------------------------------------------------
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], max_n: int = 6, min_count: int = 5) -> "WordTable":
+        """Count the n-grams (n <= max_n) of Han characters in raw lines; keep those seen
+        `min_count` times or more. Autonomy z-scores are taken over all types, before pruning."""
+        if not isinstance(max_n, int) or max_n < 1:
+            raise ValueError(f"max_n must be an int >= 1, got {max_n!r}")
+        if not isinstance(min_count, int) or min_count < 1:
+            raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
+        codepoints = _codepoints("\n".join(texts))
+        symbols = np.where(_han_mask(codepoints), codepoints, 0)  # 0: any non-Han character
+        total = len(symbols)
+        tables, previous = {}, None  # previous: (keys, H_r, H_l, per-position hashes) of n - 1
+        hashes = np.zeros(total, dtype=np.uint64)
+        valid = np.ones(total, dtype=bool)
+        chars = int((symbols > 0).sum())
+        for n in range(1, max_n + 1):
+            length = total - n + 1
+            if length <= 0:
+                break
+            # hashes[p] = hash of symbols[p:p+n]; valid[p] when all of them are Han
+            prefix_hashes = hashes[:length]
+            hashes = _hash_step(prefix_hashes, symbols[n - 1 :])
+            valid = valid[:length] & (symbols[n - 1 :] > 0)
+            positions = np.flatnonzero(valid)
+            if not len(positions):
+                break
+            after = np.where(positions + n < total, symbols[np.minimum(positions + n, total - 1)], 0)
+            before = np.where(positions > 0, symbols[np.maximum(positions - 1, 0)], 0)
+            grams = hashes[positions]
+            keys, first, counts = np.unique(grams, return_index=True, return_counts=True)
+            right = BranchingEntropy._grouped_entropy(keys, counts, grams, after)
+            left_sorted = BranchingEntropy._grouped_entropy(keys, counts, grams, before)
+            where = positions[first]  # one occurrence of each type
+            if n == 1:  # the variation from the empty string: the entropy of any character
+                p = counts / counts.sum()
+                d_right = right + (p * np.log(p)).sum()
+                d_left = left_sorted + (p * np.log(p)).sum()
+            else:
+                pkeys, pright, pleft, phashes = previous
+                d_right = right - _lookup(pkeys, pright, phashes[where])  # x minus its last char
+                d_left = left_sorted - _lookup(pkeys, pleft, phashes[where + 1])  # x minus its first
+            autonomy = (d_right - d_right.mean()) / (d_right.std() + 1e-6) + (d_left - d_left.mean()) / (d_left.std() + 1e-6)
+            keep = counts >= min_count
+            tables[n] = (keys[keep], autonomy[keep].astype(np.float16), np.minimum(counts[keep], 2**32 - 1).astype(np.uint32))
+            previous = (keys, right, left_sorted, hashes)
+        return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max_n})
+
+    # -- persistence ------------------------------------------------------------------------
+    def pruned(self, min_count: int) -> "WordTable":
+        """The n-grams seen at least `min_count` times (autonomies unchanged)."""
+        tables = {n: tuple(a[counts >= min_count] for a in (keys, autonomy, counts))
+                  for n, (keys, autonomy, counts) in self.tables.items()}
+        return WordTable(tables, {**self.info, "min_count": max(min_count, self.info.get("min_count", 1))})
+
+    def save(self, folder_or_file: str | Path, with_counts: bool = False) -> Path:
+        """Write `ngrams.npz` (into a folder) or the file named; counts only when asked."""
+        path = Path(folder_or_file)
+        if path.is_dir():
+            path = path / TABLE_FILE
+        arrays = {"info": np.array([self.info.get("chars", 0), self.info.get("min_count", 0)], dtype=np.int64)}
+        for n, (keys, autonomy, counts) in self.tables.items():
+            arrays.update({f"keys{n}": keys, f"autonomy{n}": autonomy})
+            if with_counts:
+                arrays[f"counts{n}"] = counts
+        with open(path, "wb") as handle:  # np.savez would add ".npz" to a name without it
+            np.savez(handle, **arrays)  # hashes do not compress: plain npz loads faster
+        return path
+
+    @classmethod
+    def load(cls, folder_or_file: str | Path) -> "WordTable":
+        path = Path(folder_or_file)
+        if path.is_dir():
+            path = path / TABLE_FILE
+        try:
+            data = np.load(path)
+            ns = sorted(int(k[4:]) for k in data.files if k.startswith("keys"))
+            tables = {}
+            for n in ns:  # a table saved without counts: every kept n-gram counts as min_count
+                counts = data[f"counts{n}"] if f"counts{n}" in data.files else None
+                keys = data[f"keys{n}"]
+                tables[n] = (keys, data[f"autonomy{n}"], counts if counts is not None else np.zeros(len(keys), np.uint32))
+            chars, min_count = (int(v) for v in data["info"])
+        except (OSError, KeyError, ValueError) as err:
+            raise ValueError(f"word table {path} is unreadable ({err}); rebuild it with `segmenter ngrams`") from err
+        return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max(ns) if ns else 0})
+
+    def __len__(self) -> int:
+        return sum(len(t[0]) for t in self.tables.values())
+
+    # -- lookup -----------------------------------------------------------------------------
+    def autonomy(self, run: str, max_len: int | None = None) -> np.ndarray:
+        """(len(run), max_len) float64: A(run[i:i+L]) at [i, L-1]; NaN where the string is not
+        in the table (never seen, pruned, longer than max_n, or past the end of the run)."""
+        max_len = self.max_n if max_len is None else max_len
+        codepoints = _codepoints(run)
+        out = np.full((len(run), max_len), np.nan)
+        hashes = np.zeros(len(run), dtype=np.uint64)
+        for n in range(1, min(max_len, self.max_n, len(run)) + 1):
+            hashes = _hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
+            keys, autonomy, _ = self.tables[n]
+            out[: len(hashes), n - 1] = _lookup(keys, autonomy, hashes)  # float16 -> float64 on the hits only
+        return out
+
+    def counts(self, run: str, max_len: int | None = None) -> np.ndarray:
+        """(len(run), max_len) counts of run[i:i+L] in the raw text (0 where not in the table)."""
+        max_len = self.max_n if max_len is None else max_len
+        codepoints = _codepoints(run)
+        out = np.zeros((len(run), max_len))
+        hashes = np.zeros(len(run), dtype=np.uint64)
+        for n in range(1, min(max_len, self.max_n, len(run)) + 1):
+            hashes = _hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
+            keys, _, counts = self.tables[n]
+            out[: len(hashes), n - 1] = _lookup(keys, counts, hashes, missing=0.0)
+        return out

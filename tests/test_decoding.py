@@ -1,0 +1,163 @@
+"""Word statistics (wordstats.py) and word-level decoding (decoding.py)."""
+from __future__ import annotations
+
+import itertools
+import shutil
+
+import numpy as np
+import pytest
+
+from segmenter.decoding import WordDecoding, best_words, cut_junctions
+from segmenter.junctions import TextPlan
+from segmenter.train.ngrams import BranchingEntropy
+from segmenter.wordstats import WordTable, sample_raw_lines
+
+# A toy raw text: 共和国 and 办公室 are units in many contexts; 我们 and 的 are everywhere.
+TOY = [
+    "中华人民共和国成立了", "我们的共和国很大", "共和国的办公室在北京", "他们在办公室工作", "我们的办公室很小",
+    "共和国和人民", "人民的共和国", "办公室里有人", "我们去办公室", "北京的办公室", "他说共和国好", "她在办公室",
+] * 3
+
+
+def test_autonomy_matches_the_teachers_branching_entropy():
+    # the hash-coded counts give the nVBE autonomy of train/ngrams.py (up to float16 rounding)
+    table = WordTable.from_texts(TOY, max_n=3, min_count=1)
+    reference = BranchingEntropy.from_texts(TOY, max_n=3)
+    for text in ("我们的办公室", "中华人民共和国", "他在北京工作"):
+        ours, theirs = table.autonomy(text, 3), reference.autonomy(text)
+        assert np.array_equal(np.isnan(ours), np.isnan(theirs))
+        np.testing.assert_allclose(ours[~np.isnan(ours)], theirs[~np.isnan(theirs)], atol=2e-2)
+
+
+def test_table_prunes_saves_and_loads(tmp_path):
+    table = WordTable.from_texts(TOY, max_n=4, min_count=1)
+    pruned = table.pruned(5)
+    assert 0 < len(pruned) < len(table)
+    assert np.isnan(pruned.autonomy("华人民")[0, 2]) and not np.isnan(table.autonomy("华人民")[0, 2])
+    assert table.counts("办公室")[0, 2] == 7 * 3  # seven lines hold it, three times over
+    path = pruned.save(tmp_path)  # a folder: ngrams.npz inside
+    assert path.name == "ngrams.npz"
+    again = WordTable.load(tmp_path)
+    assert again.max_n == 4 and again.info["min_count"] == 5 and len(again) == len(pruned)
+    np.testing.assert_array_equal(again.autonomy("我们的办公室"), pruned.autonomy("我们的办公室"))
+    (tmp_path / "bad.npz").write_bytes(b"not a table")
+    with pytest.raises(ValueError, match="segmenter ngrams"):
+        WordTable.load(tmp_path / "bad.npz")
+
+
+def test_sample_raw_lines_stops_at_each_budget(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("一二三\n四五六\n七八九\n", encoding="utf-8")
+    b.write_text("甲乙\n丙丁\n", encoding="utf-8")
+    assert sample_raw_lines([a, b], [4, None]) == ["一二三", "四五六", "甲乙", "丙丁"]
+    with pytest.raises(ValueError, match="one character budget per raw file"):
+        sample_raw_lines([a, b], [4])
+
+
+def _brute_force(gains: np.ndarray, values: np.ndarray) -> tuple[float, np.ndarray]:
+    """Best total over all 2^(n-1) segmentations of one run (the reference for Viterbi)."""
+    n = values.shape[0]
+    best, best_cut = -np.inf, None
+    for cut in itertools.product([False, True], repeat=n - 1):
+        ends = [k + 1 for k, c in enumerate(cut) if c] + [n]
+        total, start = 0.0, 0
+        for end in ends:
+            length = end - start
+            total += values[start, length - 1] if length <= values.shape[1] else -np.inf
+            total += gains[end - 1]
+            start = end
+        if total > best:
+            best, best_cut = total, np.array(cut)
+    return best, best_cut
+
+
+def test_viterbi_finds_the_best_segmentation_of_every_run():
+    rng = np.random.default_rng(0)
+    sizes = np.array([1, 2, 5, 7, 3])
+    runs, n, max_len = len(sizes), sizes.max(), 4
+    values = rng.normal(size=(runs, n, max_len))
+    gains = rng.normal(size=(runs, n))
+    for r, size in enumerate(sizes):  # what cut_junctions guarantees: no word past a run's end
+        gains[r, size - 1 :] = 0.0
+        for k in range(n):
+            values[r, k, np.arange(1, max_len + 1) > size - k] = -np.inf
+    ends = best_words(gains, values, sizes)
+    for r, size in enumerate(sizes):
+        _, expected = _brute_force(gains[r, :size], values[r, :size])
+        np.testing.assert_array_equal(ends[r, : size - 1], expected)
+
+
+def test_without_word_evidence_it_is_the_threshold_decoder():
+    text = "我们的共和国，他们在办公室工作。中华人民共和国"
+    plan = TextPlan(text)
+    rng = np.random.default_rng(1)
+    scores = rng.normal(scale=3, size=len(plan.junctions))
+    table = WordTable.from_texts(TOY, max_n=4, min_count=1)
+    plain = WordDecoding(alpha=0.0, bonus=0.0, clip=100.0)
+    np.testing.assert_array_equal(cut_junctions(plan, scores, table, plain), scores > 0)
+
+
+def test_an_autonomous_long_word_stays_whole_against_weak_inner_cuts():
+    table = WordTable.from_texts(TOY, max_n=4, min_count=2)
+    assert table.autonomy("办公室")[0, 2] >= WordDecoding().bonus_from  # a unit in this raw text
+    plan = TextPlan("我们的办公室")
+    # heads: sure boundaries after 们 and 的, weak ones inside 办公室
+    scores = np.array([-5.0, 5.0, 5.0, 0.5, 0.8])
+    assert list(scores > 0) == [False, True, True, True, True]  # the threshold splits 办|公|室
+    cut = cut_junctions(plan, scores, table, WordDecoding())
+    assert list(cut) == [False, True, True, False, False]  # 我们|的|办公室
+    # a sure head still wins: a strong inner boundary splits it
+    cut = cut_junctions(plan, np.array([-5.0, 5.0, 5.0, 8.0, 8.0]), table, WordDecoding())
+    assert list(cut) == [False, True, True, True, True]
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="max_len"):
+        WordDecoding(max_len=0)
+    with pytest.raises(ValueError, match="alpha"):
+        WordDecoding(alpha=float("nan"))
+
+
+def test_segmenter_decodes_words_with_the_folders_table(tiny_model_dir, tmp_path):
+    from segmenter import Segmenter
+
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, folder)
+    with pytest.raises(ValueError, match="segmenter ngrams --raw"):
+        Segmenter(folder, decode="words")
+    with pytest.raises(ValueError, match="'threshold' or 'words'"):
+        Segmenter(folder, decode="viterbi")
+    WordTable.from_texts(TOY, max_n=4, min_count=1).save(folder)
+    seg = Segmenter(folder, decode="words", window=30, overlap=8)
+    texts = ["我们的办公室在北京，中华人民共和国成立了。", "abc 123 共和国！", "", "的"]
+    for text, words in zip(texts, seg.segment_batch(texts)):
+        assert "".join(words) == text
+    seg.add_word("公室在北")  # the user dictionary still rules
+    assert "公室在北" in seg.segment(texts[0])
+    assert (Segmenter(folder).decode, seg.decode) == ("threshold", "words")
+
+
+def test_four_gram_entropies_survive_a_large_alphabet():
+    # 7,000 distinct characters: base**5 > 2**63, where coding (gram, neighbour) pairs as
+    # gram * base + neighbour wrapped around and gave 4-grams wrong branching entropies
+    chars = [chr(0x4E00 + i) for i in range(7000)]
+    word = "".join(chars[6990:6994])
+    texts = ["".join(chars)] + [word + chars[k] for k in (10, 20, 30, 40)] * 2
+    entropy = BranchingEntropy.from_texts(texts, max_n=4)
+    assert entropy.base ** 5 > 2**63
+    code, _ = entropy._ngram_codes(entropy._ids(word), 4, entropy.base)
+    # followed once by chars[6994] and twice by each of four others: 9 occurrences
+    expected = np.log(9) - 4 * 2 * np.log(2) / 9
+    assert entropy._table_entropy(4, code, 0)[0] == pytest.approx(expected, abs=1e-5)
+    table = WordTable.from_texts(texts, max_n=4, min_count=1)  # the hash table agrees
+    assert table.counts(word)[0, 3] == 9
+
+
+def test_the_embedded_model_ships_a_table_that_keeps_long_words_whole():
+    from segmenter import Segmenter
+
+    texts = ["我们的共和国在联合国有很多朋友。", "办公室里的负责人说实事求是。"]
+    threshold = sum(Segmenter().segment_batch(texts), [])
+    words = Segmenter(decode="words").segment_batch(texts)
+    assert "联合国" not in threshold and "实事求是" not in threshold  # the head cuts them
+    assert "联合国" in words[0] and "实事求是" in words[1] and ["".join(w) for w in words] == texts
