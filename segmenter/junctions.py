@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from .reader import HeadReader, progress_enabled
+from .reader import WindowReader, progress_enabled
 from .text import HAN_CLASS, make_windows, split_runs
 
 _HAN_SPAN = re.compile(f"[{HAN_CLASS}]+")
@@ -42,11 +42,11 @@ class TextPlan:
 
 
 def read_junction_scores(
-    reader: HeadReader, plans: list[TextPlan], window: int, overlap: int, batch_size: int, show_progress=None
+    reader: WindowReader, plans: list[TextPlan], window: int, overlap: int, batch_size: int, show_progress=None
 ) -> None:
     """Fill plan.scores, (K, len(plan.junctions)), for every plan; windows batch across texts."""
     # A window never exceeds the model's positions ([CLS] and [SEP] take two).
-    window = min(window, reader.model.config.max_position_embeddings - 2)
+    window = min(window, reader.max_positions - 2)
     overlap = min(overlap, window // 2)
     jobs: list[tuple[TextPlan, int, int, int]] = []  # plan, window start, junction range kept
     windows: list[np.ndarray] = []

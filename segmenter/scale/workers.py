@@ -64,13 +64,14 @@ class WorkerSpec:
     num_threads: int | None = None
     # The parent's user dictionary (add_word / load_userdict), so workers cut the same words.
     user_dictionary: object | None = None
+    engine: str = "auto"  # api.ENGINES; a segmenter's own is passed on, so workers run the same one
 
     @classmethod
     def of(cls, segmenter, num_threads: int | None = None) -> "WorkerSpec":
         return cls(
             str(segmenter.folder), segmenter.profile, str(segmenter.device), segmenter.batch_size,
             segmenter.granularity, segmenter.window, segmenter.overlap, num_threads,
-            getattr(segmenter, "user_dictionary", None),
+            getattr(segmenter, "user_dictionary", None), segmenter.engine,
         )
 
     def build(self):
@@ -79,7 +80,7 @@ class WorkerSpec:
         sizes = {k: v for k, v in (("window", self.window), ("overlap", self.overlap)) if v is not None}
         segmenter = Segmenter(
             self.model, profile=self.profile, device=self.device, batch_size=self.batch_size,
-            num_threads=self.num_threads, granularity=self.granularity, **sizes,
+            num_threads=self.num_threads, granularity=self.granularity, engine=self.engine, **sizes,
         )
         if self.user_dictionary is not None:
             segmenter.user_dictionary = self.user_dictionary
