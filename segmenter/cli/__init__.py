@@ -22,6 +22,11 @@ COMMANDS = {
 }
 
 
+# What a lean install (`pip install segmenter`: numpy engine only) lacks for training and GPUs.
+TRAIN_MODULES = ("torch", "transformers", "safetensors")
+TRAIN_INSTALL = "pip install torch==2.13.0 && pip install 'segmenter[train]'"
+
+
 class CLIError(Exception):
     """A user-facing error: printed as `segmenter: error: …` with exit code 2 (no traceback)."""
 
@@ -53,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(args) or 0)
     except CLIError as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as err:  # a training command (or device cuda) on a lean install
+        if err.name not in TRAIN_MODULES:
+            raise
+        print(f"{parser.prog}: error: this needs {err.name}: {TRAIN_INSTALL}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
