@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from ..lines import UndecodableLine, iter_lines, read_file_lines
+from ..lines import UndecodableLine, iter_pieces
 from . import CLIError
 
 
@@ -42,11 +42,16 @@ def parse_granularity(value: str):
         return value
 
 
-def read_lines(path: str, errors: str) -> Iterator[str]:
-    """Lines of a file (or stdin for '-'), as segmenter.lines reads them; errors as CLIError."""
+def read_pieces(path: str, errors: str) -> Iterator[tuple[str, bool]]:
+    """(text, ends_line) pieces of a file's lines (or stdin for '-'), as segmenter.lines reads
+    them (a very long line in pieces: flat memory); errors as CLIError."""
     name = "<stdin>" if path == "-" else path
     try:
-        yield from iter_lines(sys.stdin.buffer, name, errors) if path == "-" else read_file_lines(path, errors)
+        if path == "-":
+            yield from iter_pieces(sys.stdin.buffer, name, errors)
+        else:
+            with open(path, "rb") as stream:
+                yield from iter_pieces(stream, name, errors)
     except UndecodableLine as err:
         raise CLIError(f"{err}; convert the file to UTF-8 or pass --encoding-errors replace") from None
     except IsADirectoryError:
@@ -122,13 +127,13 @@ def silence_stdout() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Every line of every file through segmenter.scale.workers.segment_lines: in this process, or
+    """Every line of every file through segmenter.scale.workers.segment_pieces: in this process, or
     in N worker processes with --workers N (the same output either way, in input order)."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from ..lines import join_words
+    from ..lines import write_pieces
     from ..model import ModelLoadError, resolve_model_folder
-    from ..scale.workers import WorkerSpec, segment_lines
+    from ..scale.workers import WorkerSpec, segment_pieces
     from ..api import resolve_device
 
     files = args.files or ["-"]
@@ -147,10 +152,10 @@ def run(args: argparse.Namespace) -> int:
             granularity=parse_granularity(args.granularity), num_threads=args.threads,
         )
         segmenter = spec.build() if args.workers == 1 else None  # load errors surface before any output
-        lines = (line for path in files for line in read_lines(path, args.encoding_errors))
+        pieces = (piece for path in files for piece in read_pieces(path, args.encoding_errors))
         with atomic_output(args.output) as out:
-            for words in segment_lines(lines, segmenter=segmenter, spec=spec, workers=args.workers, show_progress=show_progress):
-                out.write(join_words(words, args.delimiter) + "\n")
+            words = segment_pieces(pieces, segmenter=segmenter, spec=spec, workers=args.workers, show_progress=show_progress)
+            write_pieces(out, words, args.delimiter)
             out.flush()
     except (ModelLoadError, ValueError, TypeError) as err:  # raised in a worker, re-raised here
         raise CLIError(str(err)) from None
