@@ -54,7 +54,7 @@ def read_junction_scores(
         plan.scores = np.zeros((len(reader.heads), len(plan.junctions)), dtype=np.float32)
         if not len(plan.junctions):
             continue
-        ids = reader.vocab.encode("".join(plan.text[i] for i in plan.positions))
+        ids = reader.vocab.encode("".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space"))
         for w in make_windows(len(ids), window, overlap):
             lo, hi = np.searchsorted(plan.junctions, [w.keep_start, w.keep_end])
             if hi > lo:
