@@ -31,6 +31,7 @@ WEIGHTS_FILE = "model.safetensors"
 LOG_FLOOR = np.float32(math.log(1e-9))
 DTYPES = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16, "F64": np.float64}
 MASKED = np.finfo(np.float32).min  # added to the logits of padding keys, as torch does
+SLICE_TOKENS = 2048  # tokens (windows x padded length) computed together: bounds the activations
 
 
 # -- weights ---------------------------------------------------------------------------------
@@ -276,17 +277,19 @@ class NumpyReader(WindowReader):
 
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         ids, mask, lengths = batch_ids(batch, tokens, self.vocab)
-        parts = min(self.threads, len(batch))
-        if parts == 1:
-            return self._scores(ids, mask, lengths)
-        if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
+        # Slices of at most SLICE_TOKENS tokens, at least one per thread: the activations of a
+        # slice, (rows, T, 4H) and (rows, heads, T, T), stay a few tens of MB whatever the batch.
+        rows = max(1, min(SLICE_TOKENS // tokens, -(-len(batch) // self.threads)))
+        slices = [slice(start, start + rows) for start in range(0, len(batch), rows)]
+        if len(slices) == 1 or self.threads == 1:
+            results = [self._scores(ids[s], mask[s], lengths[s]) for s in slices]
+        else:
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
 
-            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="segmenter-numpy")
-        bounds = np.linspace(0, len(batch), parts + 1).astype(int)
-        slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
-        results = self._pool.map(lambda s: self._scores(ids[s], mask[s], lengths[s]), slices)
-        return np.concatenate(list(results), axis=0)
+                self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="segmenter-numpy")
+            results = list(self._pool.map(lambda s: self._scores(ids[s], mask[s], lengths[s]), slices))
+        return np.concatenate(results, axis=0)
 
 
 def load_numpy_reader(folder: Path, config: dict, vocab: CharVocab, heads: list[tuple[int, int]], threads: int) -> NumpyReader:
