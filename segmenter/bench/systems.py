@@ -357,15 +357,6 @@ def segment_run(system: str, setting: str, config: BenchConfig, corpus: CorpusRu
             "base_mb": base_mb, "peak_mb": peak_mb, **speed_figures(system, config, segment, texts, chunks)}
 
 
-def available_cores() -> int:
-    """As scale.workers.available_cores (this file imports no segmenter module at the top)."""
-    import os
-
-    with contextlib.suppress(AttributeError, OSError):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
-
-
 def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: list[str], chunks: list[list[str]]) -> dict:
     """latency_ms (the shortest of the first 100 sentences of >= 5 characters, one per call),
     startup_s, and the timed pass on all cores (seconds_all, cores_all; None for a system that
@@ -373,6 +364,8 @@ def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: l
     import os
     import statistics
     import subprocess
+
+    from segmenter.scale.workers import available_cores  # after peak_mb: jieba's figure stays its own
 
     short = min((t for t in texts[:100] if len(t) >= 5), key=len, default=SHORT_SENTENCE)
     calls = []
