@@ -3,7 +3,7 @@
 Data flow for a batch of texts:
   TextPlan (junctions)  ->  runs of each text, its model sequence (the non-space characters)
                             and its junctions between two Han characters
-  read_junction_scores  ->  overlapping windows through HeadReader (encoder.py): per-head
+  read_junction_scores  ->  overlapping windows through a reader (engine.py: numpy; reader.py: torch): per-head
                             boundary scores s_k for every junction
   HeadProfile           ->  combined score c, cut where c > threshold(granularity)
   runs + cuts           ->  words; every character of the text is in exactly one word

@@ -139,6 +139,22 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return logits
 
 
+def scores_from_logits(logits: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """scores.boundary_scores from masked attention logits (B, K, T, T) -> (B, K, T - 3).
+
+    log a[i, j] = logits[i, j] - logsumexp(logits[i]); only two entries per row are read.
+    """
+    top = logits.max(axis=-1, keepdims=True)
+    log_total = np.log(np.exp(logits - top).sum(axis=-1, keepdims=True)) + top  # (B, K, T, 1)
+    tokens = logits.shape[-1]
+    rows = np.arange(1, tokens - 2)  # token i = character i - 1; junctions 0 .. T - 4
+    inner = logits[:, :, 1 : tokens - 2, :]
+    to_sep = np.take_along_axis(inner, (lengths + 1)[:, None, None, None], axis=3)[..., 0]
+    to_next = logits[:, :, rows, rows + 1]
+    log_total = log_total[:, :, 1 : tokens - 2, 0]
+    return np.maximum(to_sep - log_total, LOG_FLOOR) - np.maximum(to_next - log_total, LOG_FLOOR)
+
+
 class NumpyBert:
     """The layers of a BERT folder up to the deepest layer a profile reads, as float32 arrays.
 
@@ -224,16 +240,7 @@ class NumpyBert:
         logits = query @ key.transpose(0, 1, 3, 2)
         logits *= np.float32(self.head_size**-0.5)
         logits += additive
-        # log a[i, j] = logits[i, j] - logsumexp(logits[i]); only two entries per row are read.
-        top = logits.max(axis=-1, keepdims=True)
-        log_total = np.log(np.exp(logits - top).sum(axis=-1, keepdims=True)) + top  # (B, K, T, 1)
-        tokens = x.shape[1]
-        rows = np.arange(1, tokens - 2)  # token i = character i - 1; junctions 0 .. T - 4
-        inner = logits[:, :, 1 : tokens - 2, :]
-        to_sep = np.take_along_axis(inner, (lengths + 1)[:, None, None, None], axis=3)[..., 0]
-        to_next = logits[:, :, rows, rows + 1]
-        log_total = log_total[:, :, 1 : tokens - 2, 0]
-        return np.maximum(to_sep - log_total, LOG_FLOOR) - np.maximum(to_next - log_total, LOG_FLOOR)
+        return scores_from_logits(logits, lengths)
 
     def scores(self, ids: np.ndarray, mask: np.ndarray, lengths: np.ndarray) -> dict[int, np.ndarray]:
         """ids, mask (B, T) -> {layer: (B, K_l, T - 3)} for every layer with selected heads."""

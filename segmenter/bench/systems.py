@@ -13,8 +13,8 @@ jieba`); latency_ms, one short sentence per call, median; seconds_all, the timed
 on all cores, for a system that can use them (segment.set_threads).
 
 A worker loads this file by its path, not through the `segmenter` package (benchmark.py,
-run_isolated): importing the package imports torch (~220 MiB, 2.5 s), and jieba's memory
-figure would carry it. So this file imports only the standard library at the top, and
+run_isolated): whatever the package imports (numpy; torch ~220 MiB on the torch path) would
+count in jieba's memory figure. So this file imports only the standard library at the top, and
 names `segmenter.*` absolutely, inside the functions that need it.
 """
 from __future__ import annotations

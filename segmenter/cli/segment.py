@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-g", "--granularity", default="default", help="fine, default, coarse, or a number in [0, 1]")
     parser.add_argument("--batch-size", type=int, default=64, help="windows per forward pass (default: 64)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or mps (default: cpu)")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    parser.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
     parser.add_argument(
         "--encoding-errors",
         choices=("strict", "replace"),
@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workers", type=int, default=1, metavar="N",
-        help="segment in N processes, each with cores/N torch threads; same output, in order (default: 1)",
+        help="segment in N processes, each with cores/N threads; same output, in order (default: 1)",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
