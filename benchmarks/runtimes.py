@@ -6,12 +6,12 @@
 Each runtime runs in a process of its own (peak memory = VmHWM of that process alone):
   torch         Segmenter(engine="torch"): transformers + segmenter/attention.py
   numpy         Segmenter(engine="numpy"): segmenter/engine.py
-  onnx-fp32     the reader (embeddings, the layers below the deepest selected head, that
-                layer's query/key rows of the selected heads -> masked attention logits)
-                exported with torch.onnx, run by onnxruntime; scores from the logits as the
-                numpy engine computes them (engine.scores_from_logits)
+  onnx-fp32     Segmenter(engine="onnx"): the reader graph (segmenter/onnx_engine.py: embeddings,
+                the layers below the deepest selected head, that layer's query/key rows of the
+                selected heads -> masked attention logits) on onnxruntime
   onnx-int8     the same graph after onnxruntime.quantization.quantize_dynamic (int8 weights)
-The export happens here, in the parent (it needs torch), into --workdir. Every runtime reads
+The exports happen here, in the parent (they need torch), into copies of the model folder
+in --workdir (`segmenter export-onnx` does the same for a folder). Every runtime reads
 the same windows (Segmenter's windows and batches); chars/s is timed after a warm-up, and
 each runtime's junction scores are compared with numpy's (max |difference|), its words
 with numpy's (sentences segmented differently) and with the gold (word F1; a dev file).
@@ -32,86 +32,18 @@ DEV = REPO.parent / "shared" / "corpora" / "gold" / "pku_dev.txt"
 RUNTIMES = ("torch", "numpy", "onnx-fp32", "onnx-int8")
 
 
-def export_onnx(model: str | None, workdir: Path) -> tuple[Path, Path]:
-    """model.onnx (fp32) and model.int8.onnx of the reader: (ids, mask) -> logits (B, K, T, T)."""
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
+def export_models(model: str | None, workdir: Path) -> None:
+    """workdir/model: a copy of the model folder with its model.onnx (fp32); workdir/model-int8:
+    the same with int8 weights. Both made by segmenter.onnx_engine.export_onnx (needs torch)."""
     from segmenter.api import Segmenter
+    from segmenter.onnx_engine import ONNX_FILE, export_onnx
 
     seg = Segmenter(model, engine="torch")
-    attention = seg.reader.attention
-
-    class Logits(torch.nn.Module):  # attention.py's fast path, stopped before the softmax
-        def __init__(self):
-            super().__init__()
-            self.bert = seg.model.requires_grad_(False)  # a submodule: its weights export as initializers
-
-        def forward(self, input_ids, attention_mask):
-            hidden = self.bert.embeddings(input_ids=input_ids)
-            additive = (1.0 - attention_mask[:, None, None, :].to(hidden.dtype)) * torch.finfo(hidden.dtype).min
-            parts = []
-            for index, layer in enumerate(self.bert.encoder.layer[: attention.deepest + 1]):
-                if index in attention.heads_by_layer:
-                    parts.append(self.logits(layer.attention.self, hidden, additive, attention.heads_by_layer[index]))
-                if index == attention.deepest:
-                    break
-                output = layer(hidden, attention_mask=additive)
-                hidden = output[0] if isinstance(output, tuple) else output
-            return torch.cat(parts, dim=1)[:, seg.reader._order]
-
-        @staticmethod
-        def logits(self_attention, hidden, additive, heads):
-            size = self_attention.attention_head_size
-            rows = torch.cat([torch.arange(h * size, (h + 1) * size) for h in heads])
-            batch, tokens, _ = hidden.shape
-
-            def project(linear):
-                out = torch.nn.functional.linear(hidden, linear.weight[rows], linear.bias[rows])
-                return out.view(batch, tokens, len(heads), size).transpose(1, 2)
-
-            return project(self_attention.query) @ project(self_attention.key).transpose(-1, -2) * size**-0.5 + additive
-
-    fp32, int8 = workdir / "model.onnx", workdir / "model.int8.onnx"
-    ids = torch.full((2, 16), seg.vocab.cls_id, dtype=torch.long)
-    with torch.inference_mode():
-        torch.onnx.export(
-            Logits().eval(), (ids, torch.ones_like(ids)), str(fp32), dynamo=False, opset_version=17,
-            input_names=["input_ids", "attention_mask"], output_names=["logits"],
-            dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
-                          "logits": {0: "batch", 2: "tokens", 3: "tokens"}},
-        )
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
-    return fp32, int8
+    for name, int8 in (("model", False), ("model-int8", True)):
+        export_onnx(seg, seg.save_pretrained(workdir / name) / ONNX_FILE, int8=int8)
 
 
-def use_onnx(path: Path, threads: int) -> None:
-    """Make Segmenter(engine="numpy") read with onnxruntime: its numpy weights are never loaded."""
-    import numpy as np
-    import onnxruntime
-
-    import segmenter.engine
-    from segmenter.reader import WindowReader, batch_ids
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-    class OnnxReader(WindowReader):
-        def __init__(self, folder, config, vocab, heads, threads):
-            self.vocab, self.heads, self.model = vocab, list(heads), None
-            self.max_positions = int(config["max_position_embeddings"])
-
-        def _forward(self, batch, tokens):
-            ids, mask, lengths = batch_ids(batch, tokens, self.vocab)
-            (logits,) = session.run(None, {"input_ids": ids, "attention_mask": mask.astype(np.int64)})
-            return segmenter.engine.scores_from_logits(logits, lengths).astype(np.float32)
-
-    segmenter.engine.load_numpy_reader = OnnxReader
-
-
-def measure(runtime: str, model: str | None, texts: list[str], threads: int, workdir: Path) -> dict:
+def measure(runtime: str, texts: list[str], threads: int, workdir: Path) -> dict:
     """In the child: build, warm up, time; the junction scores and words go to a file."""
     import numpy as np
 
@@ -119,9 +51,8 @@ def measure(runtime: str, model: str | None, texts: list[str], threads: int, wor
     from segmenter.bench.systems import peak_rss_mb
 
     start = time.perf_counter()
-    if runtime.startswith("onnx"):
-        use_onnx(workdir / ("model.onnx" if runtime == "onnx-fp32" else "model.int8.onnx"), threads)
-    seg = Segmenter(model, engine="torch" if runtime == "torch" else "numpy", num_threads=threads)
+    folder = workdir / ("model-int8" if runtime == "onnx-int8" else "model")
+    seg = Segmenter(folder, engine="onnx" if runtime.startswith("onnx") else runtime, num_threads=threads)
     load_s = time.perf_counter() - start
     seg.segment_batch(texts[:20], show_progress=False)  # warm-up
     start = time.perf_counter()
@@ -153,16 +84,15 @@ def main() -> int:
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="runtimes-"))
     workdir.mkdir(parents=True, exist_ok=True)
     if args.child:
-        print(json.dumps(measure(args.child[0], args.model, texts, args.threads, workdir)))
+        print(json.dumps(measure(args.child[0], texts, args.threads, workdir)))
         return 0
     runtimes = [r.strip() for r in args.runtimes.split(",") if r.strip()]
-    if any(r.startswith("onnx") for r in runtimes):
-        export_onnx(args.model, workdir)
+    export_models(args.model, workdir)
     runs: dict[str, list[dict]] = {runtime: [] for runtime in runtimes}
     for round_ in range(args.repeat):  # rounds interleave the runtimes: a busy spell hits them all alike
         for runtime in runtimes:
             command = [sys.executable, __file__, "--child", runtime, "--sentences", str(args.sentences), "--gold", args.gold,
-                       "--threads", str(args.threads), "--workdir", str(workdir)] + (["--model", args.model] if args.model else [])
+                       "--threads", str(args.threads), "--workdir", str(workdir)]
             done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO), **_env()})
             if done.returncode != 0:
                 print(f"{runtime}: failed\n{done.stderr[-2000:]}", file=sys.stderr)

