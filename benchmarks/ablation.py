@@ -90,7 +90,7 @@ def dev_plans(name: str, start: int, stop: int) -> list[TextPlan]:
 
         CACHE.mkdir(parents=True, exist_ok=True)
         seg = Segmenter(num_threads=1)
-        scored = seg._plans(texts, show_progress=False)
+        scored = seg.score_texts(texts, show_progress=False)
         threshold = seg.profile.threshold("default")
         flat = [seg.profile.combine(p.scores) - threshold if len(p.junctions) else np.zeros(0) for p in scored]
         np.savez(path, scores=np.concatenate(flat).astype(np.float32), sizes=np.array([len(f) for f in flat]))

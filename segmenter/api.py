@@ -3,7 +3,7 @@
 Data flow for a batch of texts:
   TextPlan (junctions)  ->  runs of each text, its model sequence (the non-space characters)
                             and its junctions between two Han characters
-  score_texts           ->  overlapping windows through HeadReader (reader.py): per-head
+  score_texts           ->  overlapping windows through a reader (engine.py: numpy; reader.py: torch): per-head
                             boundary scores s_k for every junction
   HeadProfile           ->  combined score c, cut where c > threshold(granularity)
   runs + cuts           ->  words; every character of the text is in exactly one word
@@ -11,19 +11,21 @@ Data flow for a batch of texts:
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import numpy as np
-import torch
 
 from .dictionary import UserDictionary
-from .reader import HeadReader
 from .junctions import TextPlan, score_texts as _score_texts, word_ends
-from .model import ModelLoadError, load_encoder, read_profile, resolve_model_folder
+from .model import ModelLoadError, check_folder, load_encoder, read_config, read_profile, read_vocab, resolve_model_folder
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
+
+ENGINES = ("auto", "numpy", "torch", "onnx")
+_DEVICE = re.compile(r"(cpu|cuda|mps)(:\d+)?")
 
 
 def check_text(text, argument: str = "text") -> str:
@@ -41,20 +43,32 @@ def check_positive_int(value, argument: str, allow_none: bool = False) -> int | 
     return value
 
 
-def resolve_device(device: str | torch.device | None) -> torch.device:
-    if device is None:
-        return torch.device("cpu")
-    try:
-        resolved = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}") from None
-    if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r} asked for, but CUDA is not available here; use device='cpu'")
-    if resolved.type == "mps" and not torch.backends.mps.is_available():
-        raise ValueError(f"device {device!r} asked for, but MPS is not available here; use device='cpu'")
-    if resolved.type not in ("cpu", "cuda", "mps"):
+def resolve_device(device) -> str:
+    """'cpu' (without importing torch), or a torch device name that is available here."""
+    name = str(device) if device is not None and type(device).__name__ == "device" else device
+    if name is None or name == "cpu":
+        return "cpu"
+    if not isinstance(name, str) or not _DEVICE.fullmatch(name):
         raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
-    return resolved
+    if name.startswith("cpu"):
+        return "cpu"
+    import torch
+
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but CUDA is not available here; use device='cpu'")
+    if name.startswith("mps") and not torch.backends.mps.is_available():
+        raise ValueError(f"device {device!r} asked for, but MPS is not available here; use device='cpu'")
+    return name
+
+
+def check_window(window, overlap) -> None:
+    if not isinstance(window, int) or isinstance(window, bool) or window < 3:
+        raise ValueError(f"window must be an int >= 3 (characters per model window), got {window!r}")
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or not 2 <= overlap < window:
+        raise ValueError(
+            f"overlap must be an int in [2, window) = [2, {window}), got {overlap!r}"
+            + (" (the default; pass a smaller overlap with a small window)" if overlap == DEFAULT_OVERLAP else "")
+        )
 
 
 def _load_word_table(decode: str, folder: Path):
@@ -79,6 +93,12 @@ class Segmenter:
     >>> seg.segment("我爱北京天安门")
     Segmenter.from_pretrained(path_or_hub_name) loads any BERT-style folder with a head
     profile (`segmenter heads --model PATH` writes one).
+
+    engine: "numpy" runs a BERT folder (model.safetensors) with numpy alone (engine.py; no
+    torch import); "torch" runs any Hugging Face encoder with transformers, on any device;
+    "auto" (default) takes numpy on the CPU when the folder allows it, torch otherwise;
+    "onnx" runs the folder's model.onnx (`segmenter export-onnx`) with onnxruntime (onnx_engine.py).
+    window/overlap: None takes the profile's "runtime" entry, else 254/64.
     """
 
     def __init__(
@@ -86,23 +106,20 @@ class Segmenter:
         model: str | os.PathLike | None = None,
         *,
         profile: HeadProfile | None = None,
-        device: str | torch.device | None = "cpu",
+        device: str | None = "cpu",
         batch_size: int = 64,
         num_threads: int | None = None,
         granularity: str | float = "default",
-        window: int = DEFAULT_WINDOW,
-        overlap: int = DEFAULT_OVERLAP,
+        window: int | None = None,
+        overlap: int | None = None,
+        engine: str = "auto",
         decode: str = "threshold",
     ):
         check_positive_int(batch_size, "batch_size")
         check_positive_int(num_threads, "num_threads", allow_none=True)
-        if not isinstance(window, int) or isinstance(window, bool) or window < 3:
-            raise ValueError(f"window must be an int >= 3 (characters per model window), got {window!r}")
-        if not isinstance(overlap, int) or isinstance(overlap, bool) or not 2 <= overlap < window:
-            raise ValueError(
-                f"overlap must be an int in [2, window) = [2, {window}), got {overlap!r}"
-                + (" (the default; pass a smaller overlap with a small window)" if overlap == DEFAULT_OVERLAP else "")
-            )
+        check_window(DEFAULT_WINDOW if window is None else window, DEFAULT_OVERLAP if overlap is None else overlap)
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
         if profile is not None and not isinstance(profile, HeadProfile):
             raise TypeError(f"profile must be a HeadProfile or None, got {type(profile).__name__}")
         self.granularity = granularity_value(granularity)
@@ -117,14 +134,54 @@ class Segmenter:
                 f"{self.folder} has no head profile ({PROFILE_FILE}); create one with "
                 f"`segmenter heads --model {self.folder}` (no gold needed), or pass profile=HeadProfile(...)"
             )
-        if num_threads is not None:
-            torch.set_num_threads(num_threads)
-        self.model, self.vocab, num_layers = load_encoder(self.folder, self.profile.deepest_layer + 1, self.device)
-        self.profile.check_model(num_layers, self.model.config.num_attention_heads, where=str(self.folder))
+        self.engine, self.reader = self._load_reader(engine, num_threads)
+        self.model, self.vocab = self.reader.model, self.reader.vocab
+        sizes = self.profile.runtime
+        window = window if window is not None else sizes.get("window", DEFAULT_WINDOW)
+        overlap = overlap if overlap is not None else sizes.get("overlap", DEFAULT_OVERLAP)
+        check_window(window, overlap)
         # What is used: at most the model's positions, an overlap of at most half a window.
-        self.window, self.overlap = clamp_window(window, overlap, self.model.config.max_position_embeddings)
-        self.reader = HeadReader(self.model, self.vocab, self.profile.heads, self.device)
+        self.window, self.overlap = clamp_window(window, overlap, self.reader.max_positions)
         self.user_dictionary = UserDictionary()
+
+    def _load_reader(self, engine: str, num_threads: int | None):
+        """(engine name, reader): the numpy engine where it can run, else torch (see the class doc)."""
+        from .engine import load_numpy_reader, numpy_problem
+        from .scale.workers import available_cores
+
+        check_folder(self.folder)
+        config = read_config(self.folder)
+        problem = numpy_problem(self.folder, config)
+        if engine == "auto":
+            engine = "numpy" if self.device == "cpu" and problem is None else "torch"
+        if engine == "torch":
+            import torch
+
+            from .reader import HeadReader
+
+            if num_threads is not None:
+                torch.set_num_threads(num_threads)
+            model, vocab, num_layers = load_encoder(self.folder, self.profile.deepest_layer + 1, self.device)
+            self.profile.check_model(num_layers, model.config.num_attention_heads, where=str(self.folder))
+            return engine, HeadReader(model, vocab, self.profile.heads, self.device)
+        if self.device != "cpu":
+            raise ValueError(f"engine={engine!r} runs on the CPU; for device={self.device!r} use engine='torch' (or 'auto')")
+        if problem is not None and engine == "numpy":
+            raise ModelLoadError(f"{self.folder} cannot run on the numpy engine: {problem}; use engine='torch' (or 'auto')")
+        vocab = read_vocab(self.folder)
+        try:
+            layers, heads = int(config["num_hidden_layers"]), int(config["num_attention_heads"])
+            int(config["hidden_size"]), int(config["max_position_embeddings"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise ModelLoadError(f"{self.folder}/config.json is not a valid model config: {err!r} missing or not a number") from None
+        if self.profile.deepest_layer >= layers:
+            raise ModelLoadError(f"{self.folder}: asked for {self.profile.deepest_layer + 1} layers but the model has {layers}")
+        self.profile.check_model(layers, heads, where=str(self.folder))
+        if engine == "onnx":
+            from .onnx_engine import load_onnx_reader
+
+            return engine, load_onnx_reader(self.folder, config, vocab, self.profile.heads, num_threads or available_cores())
+        return engine, load_numpy_reader(self.folder, config, vocab, self.profile.heads, num_threads or available_cores())
 
     @classmethod
     def from_pretrained(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "Segmenter":
@@ -141,7 +198,7 @@ class Segmenter:
         return out
 
     def __repr__(self) -> str:
-        return f"Segmenter(model={str(self.folder)!r}, heads={self.profile.heads}, device={str(self.device)!r})"
+        return f"Segmenter(model={str(self.folder)!r}, heads={self.profile.heads}, device={self.device!r}, engine={self.engine!r})"
 
     # -- scoring ----------------------------------------------------------------------------
     def score_texts(self, texts: list[str], batch_size=None, show_progress=None) -> list[TextPlan]:

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from .reader import HeadReader, progress_enabled
+from .reader import WindowReader, progress_enabled
 from .text import HAN_CLASS, make_windows, split_runs
 from .windows import OVERLAP, WINDOW, clamp_window
 
@@ -44,7 +44,7 @@ class TextPlan:
 
 
 def score_texts(
-    reader: HeadReader, texts: list[str], window: int = WINDOW, overlap: int = OVERLAP, batch_size: int = 64, show_progress=False
+    reader: WindowReader, texts: list[str], window: int = WINDOW, overlap: int = OVERLAP, batch_size: int = 64, show_progress=False
 ) -> list[TextPlan]:
     """Texts -> their TextPlans with plan.scores, (K heads of the reader, len(plan.junctions))."""
     plans = [TextPlan(text) for text in texts]
@@ -58,17 +58,17 @@ def stacked_scores(plans: list[TextPlan], heads: int) -> np.ndarray:
 
 
 def read_junction_scores(
-    reader: HeadReader, plans: list[TextPlan], window: int, overlap: int, batch_size: int, show_progress=None
+    reader: WindowReader, plans: list[TextPlan], window: int, overlap: int, batch_size: int, show_progress=None
 ) -> None:
     """Fill plan.scores, (K, len(plan.junctions)), for every plan; windows batch across texts."""
-    window, overlap = clamp_window(window, overlap, reader.model.config.max_position_embeddings)
+    window, overlap = clamp_window(window, overlap, reader.max_positions)
     jobs: list[tuple[TextPlan, int, int, int]] = []  # plan, window start, junction range kept
     windows: list[np.ndarray] = []
     for plan in plans:
         plan.scores = np.zeros((len(reader.heads), len(plan.junctions)), dtype=np.float32)
         if not len(plan.junctions):
             continue
-        ids = reader.vocab.encode("".join(plan.text[i] for i in plan.positions))
+        ids = reader.vocab.encode("".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space"))
         for w in make_windows(len(ids), window, overlap):
             lo, hi = np.searchsorted(plan.junctions, [w.keep_start, w.keep_end])
             if hi > lo:

@@ -7,8 +7,17 @@ errors="replace" writes U+FFFD and goes on.
 """
 from __future__ import annotations
 
+import codecs
 import os
-from typing import BinaryIO, Iterable, Iterator
+import re
+from typing import BinaryIO, Iterable, Iterator, TextIO
+
+# A line longer than this (characters) is segmented in pieces of about this size, so that
+# memory stays flat whatever the line (a 100 MB file without a newline): see line_pieces.
+PIECE_CHARS = 20_000
+# Where a piece may end: after a run of whitespace or CJK / full-width punctuation, which
+# always ends a word (text.py); taking the whole run keeps `——` and `……` whole.
+_BREAK = re.compile(r"[\s\u2014\u2026\u201c\u201d\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+")
 
 
 class UndecodableLine(ValueError):
@@ -34,6 +43,76 @@ def read_file_lines(path: str | os.PathLike, errors: str = "strict") -> Iterator
         yield from iter_lines(stream, os.fspath(path), errors)
 
 
+def piece_end(text: str, size: int) -> int:
+    """Where to end a piece of at most `size` characters cut from the front of `text`: after the
+    last break run (_BREAK) in its last quarter that does not touch the cut, else at `size`."""
+    if len(text) <= size:
+        return len(text)
+    end = size
+    for match in _BREAK.finditer(text, size - size // 4, size):
+        if match.end() < size:
+            end = match.end()
+    return end
+
+
+def line_pieces(line: str, size: int = PIECE_CHARS) -> Iterator[tuple[str, bool]]:
+    """(piece, is_last) covering `line` in order: the line itself when it is short."""
+    start = 0
+    while len(line) - start > size:
+        end = start + piece_end(line[start : start + size + 1], size)
+        yield line[start:end], False
+        start = end
+    yield line[start:], True
+
+
+def iter_pieces(stream: BinaryIO, name: str, errors: str = "strict", size: int = PIECE_CHARS) -> Iterator[tuple[str, bool]]:
+    """(text, ends_line) for every line of a binary stream, as iter_lines reads it, a line of
+    more than `size` characters in pieces (line_pieces): never more than ~4 `size` bytes of a
+    line are held, however long it is."""
+    limit = 4 * size  # bytes: a line of at most `size` characters always fits (UTF-8: <= 4 bytes each)
+    for number in range(1, 2**63):
+        raw = stream.readline(limit)
+        if not raw:
+            return
+        if raw.endswith(b"\n") or len(raw) < limit:  # the whole line: the common case
+            line = decode_line(raw, number, name, errors)
+            yield from line_pieces(line.rstrip("\r\n") if line.endswith("\n") else line, size)
+            continue
+        decoder = codecs.getincrementaldecoder("utf-8")(errors)
+        pending, offset = "", 0  # decoded, not yet given out; bytes of the line decoded before `raw`
+        while True:
+            ends = not raw or raw.endswith(b"\n")
+            try:
+                buffered = len(decoder.getstate()[0])
+                pending += decoder.decode(raw, final=ends)
+            except UnicodeDecodeError as err:
+                column = offset - buffered + err.start + 1
+                raise UndecodableLine(f"{name}, line {number}: bytes that are not UTF-8 at column {column}") from None
+            offset += len(raw)
+            if ends:
+                yield from line_pieces(pending.rstrip("\r\n") if raw else pending, size)
+                break
+            while len(pending) > 2 * size:  # keep a piece's worth after the cut: the \r\n strip, a break run
+                end = piece_end(pending[: size + 1], size)
+                yield pending[:end], False
+                pending = pending[end:]
+            raw = stream.readline(limit)
+
+
+def write_pieces(out: TextIO, pieces: Iterable[tuple[list[str], bool]], delimiter: str = " ") -> None:
+    """Write (words, ends_line) pieces as `segmenter` writes lines: a line's pieces on one output
+    line, joined by the delimiter, as join_words would join the words of the whole line."""
+    started = False  # something of the current line is written already
+    for words, ends in pieces:
+        text = join_words(words, delimiter)
+        if text:
+            out.write(delimiter + text if started else text)
+            started = True
+        if ends:
+            out.write("\n")
+            started = False
+
+
 def split_lines(data: bytes, errors: str = "strict", name: str = "<bytes>") -> list[str]:
     """The lines of a whole file's bytes, exactly as iter_lines reads them from a stream."""
     pieces = data.split(b"\n")
@@ -47,13 +126,17 @@ def split_lines(data: bytes, errors: str = "strict", name: str = "<bytes>") -> l
     return lines
 
 
-def chunked(lines: Iterable[str], size: int) -> Iterator[list[str]]:
-    chunk: list[str] = []
+def chunked(lines: Iterable, size: int, max_chars: int | None = None, length=len) -> Iterator[list]:
+    """Lists of `size` lines, or fewer when they reach `max_chars` characters together
+    (`length(item)` counts an item's characters: for (text, flag) pieces, the text's)."""
+    chunk: list = []
+    chars = 0
     for line in lines:
         chunk.append(line)
-        if len(chunk) == size:
+        chars += length(line)
+        if len(chunk) == size or (max_chars is not None and chars >= max_chars):
             yield chunk
-            chunk = []
+            chunk, chars = [], 0
     if chunk:
         yield chunk
 

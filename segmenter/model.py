@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib.resources
+import json
 import os
 from pathlib import Path
-
-import torch
 
 from .errors import ModelLoadError
 from .profile import PROFILE_FILE, HeadProfile
@@ -76,13 +75,9 @@ def check_folder(folder: Path) -> Path:
     if not (folder / "vocab.txt").is_file():
         raise ModelLoadError(f"{folder} has no vocab.txt: segmenter needs a character vocabulary (BERT style)")
     if weights.suffix == ".safetensors":
-        from safetensors import safe_open
+        from .engine import read_safetensors
 
-        try:
-            with safe_open(str(weights), framework="pt") as handle:
-                handle.keys()
-        except Exception as err:
-            raise ModelLoadError(f"weights file {weights} is unreadable or corrupt: {err}") from None
+        read_safetensors(weights, keep=lambda name: False)  # the header and every offset, no data
     return weights
 
 
@@ -108,13 +103,14 @@ def attention_implementation(config) -> str:
     return "sdpa" if getattr(config, "model_type", "") in BERT_FAMILY else "eager"
 
 
-def load_encoder(folder: Path, num_layers: int | None = None, device: str | torch.device = "cpu"):
-    """Load the encoder from `folder`, keeping only its first `num_layers` layers, in eval mode.
+def load_encoder(folder: Path, num_layers: int | None = None, device="cpu"):
+    """Load the torch encoder from `folder`, keeping only its first `num_layers` layers, in eval mode.
 
     Returns (model, vocab, total layers of the folder's model). Self-training fine-tunes this
     same model (model.train()): its attention dropout is off, because the attention weights
     *are* the output here, and dropout would zero entries of the very rows s is read from.
     """
+    import torch
     from transformers import AutoConfig, AutoModel
 
     check_folder(folder)
@@ -128,10 +124,7 @@ def load_encoder(folder: Path, num_layers: int | None = None, device: str | torc
             raise ModelLoadError(f"{folder}: asked for {num_layers} layers but the model has {total_layers}")
         config.num_hidden_layers = num_layers
     config.attention_probs_dropout_prob = 0.0
-    try:
-        vocab = CharVocab.from_folder(folder)
-    except (OSError, ValueError) as err:
-        raise ModelLoadError(f"{folder}: {err}") from None
+    vocab = read_vocab(folder)
     try:
         with _quiet_transformers():
             model = AutoModel.from_pretrained(
@@ -157,4 +150,21 @@ def read_profile(folder: Path) -> HeadProfile | None:
         return HeadProfile.load(folder)
     except ValueError as err:
         raise ModelLoadError(str(err)) from None
+
+
+def read_config(folder: Path) -> dict:
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelLoadError(f"{folder}/config.json is not a valid model config: {err}") from None
+    if not isinstance(config, dict):
+        raise ModelLoadError(f"{folder}/config.json is not a valid model config: not a JSON object")
+    return config
+
+
+def read_vocab(folder: Path) -> CharVocab:
+    try:
+        return CharVocab.from_folder(folder)
+    except (OSError, ValueError) as err:
+        raise ModelLoadError(f"{folder}: {err}") from None
 

@@ -49,6 +49,9 @@ class HeadProfile:
     source: str = "manual"
     # Optional extras that later stages read (e.g. per-head granularity, discovery statistics).
     extra: dict = field(default_factory=dict)
+    # The window/overlap this model reads best with, e.g. {"window": 126, "overlap": 32} for a
+    # model trained on short windows; Segmenter's own window/overlap arguments win.
+    runtime: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.heads = [(int(layer), int(head)) for layer, head in self.heads]
@@ -87,6 +90,8 @@ class HeadProfile:
         data = asdict(self)
         data["heads"] = [list(h) for h in self.heads]
         data["thresholds"] = list(self.thresholds)
+        if not self.runtime:
+            del data["runtime"]
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
     def save(self, folder: str | Path) -> Path:

@@ -5,20 +5,21 @@ Input: windows of character ids (no specials). Each window becomes `[CLS] ids [S
 always computed with the same shape whether it comes alone or in a batch, which keeps results
 independent of batch composition, and sorted so that little padding is wasted.
 
-A batch is never a single window, though: for a batch of one, the (1, heads, T, d) query and
-key views of a BERT layer fold into a batched matmul without being copied, which takes
-another CPU kernel than the copied, contiguous ones of a bigger batch, and changes scores in
-the 7th digit (seen for T = 8). A lone window is therefore run twice in one batch of two.
+Two readers share that bucketing (WindowReader.read): HeadReader runs a torch encoder (GPU,
+any Hugging Face layout, training), engine.NumpyReader runs a BERT folder with numpy alone.
+This module imports torch only inside HeadReader, so the numpy path never loads it.
+
+A torch batch is never a single window, though: for a batch of one, the (1, heads, T, d)
+query and key views of a BERT layer fold into a batched matmul without being copied, which
+takes another CPU kernel than the copied, contiguous ones of a bigger batch, and changes
+scores in the 7th digit (seen for T = 8). A lone window is therefore run twice in a batch of two.
 """
 from __future__ import annotations
 
 import logging
 
 import numpy as np
-import torch
 
-from .attention import AttentionReader
-from .scores import boundary_scores
 from .vocab import CharVocab
 from .windows import collate, padded_length
 
@@ -32,41 +33,24 @@ def progress_enabled(show_progress: bool | None) -> bool:
     return logging.getLogger("segmenter").getEffectiveLevel() <= logging.INFO
 
 
-class HeadReader:
-    """Reads the boundary scores of selected heads out of a BERT-style encoder.
+def batch_ids(batch: list[np.ndarray], tokens: int, vocab: CharVocab) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`[CLS] ids [SEP] [PAD]…` rows (windows.collate): ids, mask (B, tokens) int64, lengths (B,)."""
+    ids, mask = collate(batch, vocab)
+    assert ids.shape[1] == tokens, "windows of one batch share their padded length"
+    return ids, mask, mask.sum(axis=1) - 2
 
-    model: a transformers encoder (see model.load_encoder), whose layers above the deepest
-    selected head were dropped: they would never be read. Its attention kernel does not matter:
-    the AttentionReader computes the selected heads' weights itself (attention.py).
-    heads: (layer, head) pairs, 0-based.
-    """
 
-    def __init__(self, model: torch.nn.Module, vocab: CharVocab, heads: list[tuple[int, int]], device: torch.device):
-        self.model = model
-        self.vocab = vocab
-        self.heads = list(heads)
-        self.device = device
-        self.attention = AttentionReader(model, self.heads)
-        # The reader returns heads grouped by layer, ascending; where each profile head lands.
-        grouped = [(layer, h) for layer, heads in self.attention.heads_by_layer.items() for h in heads]
-        self._order = torch.tensor([grouped.index(pair) for pair in self.heads])
+class WindowReader:
+    """Batches windows by padded length; subclasses give `_forward(batch, tokens)`, `vocab`,
+    `heads` and `max_positions` (the longest `[CLS] … [SEP]` the model takes)."""
 
-    @torch.inference_mode()
+    vocab: CharVocab
+    heads: list[tuple[int, int]]
+    max_positions: int
+
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         """batch: windows of equal padded length `tokens` -> scores (B, K, tokens - 3)."""
-        rows = len(batch)
-        if rows == 1:  # a batch of one takes other kernels (module doc): run it as two
-            batch = batch * 2
-        ids, mask = collate(batch, self.vocab)
-        assert ids.shape[1] == tokens, "windows of one batch share their padded length"
-        lengths = torch.tensor([len(w) for w in batch])
-        attentions = self.attention.run(
-            input_ids=torch.from_numpy(ids).to(self.device), attention_mask=torch.from_numpy(mask).to(self.device)
-        )
-        # attentions: {layer: (B, K_l, T, T)}; score them, then put the K rows in profile order.
-        lengths = lengths.to(self.device)
-        scores = torch.cat([boundary_scores(a.float(), lengths) for a in attentions.values()], dim=1)
-        return scores[:rows, self._order].cpu().numpy()
+        raise NotImplementedError
 
     def read(self, windows: list[np.ndarray], batch_size: int = 64, progress=None) -> list[np.ndarray]:
         """Per-head scores for each window: a (K, n - 1) array for a window of n characters."""
@@ -87,3 +71,46 @@ class HeadReader:
                 progress.update(sum(len(windows[i]) for i in members))
             start = stop
         return results
+
+
+class HeadReader(WindowReader):
+    """Reads the boundary scores of selected heads out of a torch BERT-style encoder.
+
+    model: a transformers encoder (see model.load_encoder), whose layers above the deepest
+    selected head were dropped: they would never be read. Its attention kernel does not matter:
+    the AttentionReader computes the selected heads' weights itself (attention.py).
+    heads: (layer, head) pairs, 0-based.
+    """
+
+    def __init__(self, model, vocab: CharVocab, heads: list[tuple[int, int]], device):
+        import torch
+
+        from .attention import AttentionReader
+
+        self.model = model
+        self.vocab = vocab
+        self.heads = list(heads)
+        self.device = device
+        self.max_positions = model.config.max_position_embeddings
+        self.attention = AttentionReader(model, self.heads)
+        # The reader returns heads grouped by layer, ascending; where each profile head lands.
+        grouped = [(layer, h) for layer, heads in self.attention.heads_by_layer.items() for h in heads]
+        self._order = torch.tensor([grouped.index(pair) for pair in self.heads])
+
+    def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
+        import torch
+
+        from .scores import boundary_scores
+
+        rows = len(batch)
+        if rows == 1:  # a batch of one takes other kernels (module doc): run it as two
+            batch = batch * 2
+        ids, mask, lengths = batch_ids(batch, tokens, self.vocab)
+        with torch.inference_mode():
+            attentions = self.attention.run(
+                input_ids=torch.from_numpy(ids).to(self.device), attention_mask=torch.from_numpy(mask).to(self.device)
+            )
+            # attentions: {layer: (B, K_l, T, T)}; score them, then put the K rows in profile order.
+            lengths = torch.from_numpy(lengths).to(self.device)
+            scores = torch.cat([boundary_scores(a.float(), lengths) for a in attentions.values()], dim=1)
+            return scores[:rows, self._order].cpu().numpy()

@@ -46,6 +46,7 @@ class CharVocab:
         self.sep_id = self.index["[SEP]"]
         self.pad_id = self.index["[PAD]"]
         self.mask_id = self.index.get("[MASK]", self.unk_id)
+        self._ids: dict[str, int] = {}  # encode's cache: at most one entry per distinct character
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -55,11 +56,12 @@ class CharVocab:
 
     def encode(self, chars: str) -> np.ndarray:
         """Ids of the characters of `chars` (no [CLS]/[SEP]); shape (len(chars),)."""
-        ids = np.empty(len(chars), dtype=np.int64)
-        lookup, index, unk, lower = normalize_char, self.index, self.unk_id, self.lowercase
-        for i, char in enumerate(chars):
-            ids[i] = index.get(lookup(char, lower), unk)
-        return ids
+        # A per-vocabulary cache character -> id: one dict lookup per character, in C (map).
+        cache = self._ids
+        missing = set(chars).difference(cache)
+        for char in missing:
+            cache[char] = self.char_id(char)
+        return np.fromiter(map(cache.__getitem__, chars), dtype=np.int64, count=len(chars))
 
     @classmethod
     def from_folder(cls, folder: str | Path) -> "CharVocab":

@@ -71,8 +71,10 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     assert "Command: `segmenter bench --gold toy_test.txt`" in markdown
     assert machine["cpu"] in markdown and "jieba 0.42" in markdown
     assert "| system | P | R | F1 | OOV rate | OOV recall | IV recall | chars/s | peak MiB |" in markdown
-    # one row per segmenter setting in the figures table and one in the by-length table
-    assert markdown.count("\n| segmenter:") == 2 * 4 and "OOV against `toy_training_words.txt`" in markdown
+    # one row per segmenter setting in the figures table and one in the by-length table, before the speed table
+    before_speed, speed = markdown.split("**Speed**")
+    assert before_speed.count("\n| segmenter:") == 2 * 4 and "OOV against `toy_training_words.txt`" in markdown
+    assert "\n| segmenter:default | " in speed
     assert "| system | recall | precision | words output |" in markdown
     gold_row = next(line for line in markdown.splitlines() if line.startswith("| gold |"))
     assert gold_row.endswith("| 13 / 9 / 0 / 0 / 0 |")  # 4 + 4 + 5 one-char words (punctuation too), 3 + 3 + 3 two-char

@@ -58,8 +58,10 @@ def test_non_han_runs_stay_whole(tiny_segmenter):
 
 def test_only_layers_up_to_deepest_head_are_loaded(tmp_path):
     folder = make_tiny_model(tmp_path / "m", layers=4, profile=HeadProfile(heads=[(1, 0)], weights=[1.0]))
-    seg = Segmenter(folder)
+    seg = Segmenter(folder, engine="torch")
     assert len(seg.model.encoder.layer) == 2
+    seg = Segmenter(folder, engine="numpy")  # layer 0 whole, layer 1's query/key rows of head 0
+    assert len(seg.model.layers) == 1 and seg.model.readers[1]["query"][0].shape == (32, 8)
 
 
 def test_granularity_monotone(tiny_segmenter):

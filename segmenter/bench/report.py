@@ -171,6 +171,7 @@ def to_markdown(result: BenchResult, machine: dict) -> str:
                 f"| {_fixed(r['oov_recall'])} | {_fixed(r['iv_recall'])} | {_count(r['chars_per_s'])} | {_count(r['peak_mb'])} |"
             )
         lines += length_lines([r for r in result.records if r["corpus"] == corpus["name"]])
+    lines += speed_table(result)
     # One line per (system, description), grouped by system in table order: a setting whose
     # description depends on the corpus (calibrated: which dev file) lists each under its name.
     abouts: dict[str, dict[str, None]] = {}
@@ -197,6 +198,38 @@ def to_markdown(result: BenchResult, machine: dict) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def speed_table(result: BenchResult) -> list[str]:
+    """Markdown lines: per system, over all corpora, chars/s on 1 thread and on all cores (and as a
+    multiple of jieba's in this run), one-sentence latency and command-line start-up."""
+    rows = {}
+    for r in result.records:
+        rows.setdefault(r["label"], []).append(r)
+    if not rows:
+        return []
+
+    def rate(records, key):  # all characters over all seconds, None if any run lacks the figure
+        seconds = [r["chars"] / r[key] for r in records if r.get(key)]
+        return sum(r["chars"] for r in records) / sum(seconds) if seconds and len(seconds) == len(records) else None
+
+    def median(records, key):
+        values = sorted(r[key] for r in records if r.get(key) is not None)
+        return values[len(values) // 2] if values else None
+
+    jieba = rate(rows["jieba"], "chars_per_s") if "jieba" in rows else None
+    cores = max((r.get("cores_all") or 0 for r in result.records), default=0)
+    lines = ["", "**Speed** (all corpora together; start-up: a fresh process segmenting one sentence from its command line)", "",
+             f"| system | chars/s, 1 thread | × jieba | chars/s, all cores ({cores or '-'}) | × jieba | latency ms (1 short sentence) | CLI start-up s |",
+             "|---|--:|--:|--:|--:|--:|--:|"]
+    for name, records in rows.items():
+        one, every = rate(records, "chars_per_s"), rate(records, "chars_per_s_all")
+        every = every or one  # a system without threads runs on one core whatever it is given
+        ratio = (lambda v: f"{v / jieba:.3f}" if v and jieba else "–")
+        latency, startup = median(records, "latency_ms"), median(records, "startup_s")
+        lines.append(f"| {name} | {_count(one)} | {ratio(one)} | {_count(every)} | {ratio(every)} "
+                     f"| {f'{latency:.2f}' if latency is not None else '–'} | {f'{startup:.2f}' if startup is not None else '–'} |")
+    return lines
 
 
 def plot(result: BenchResult, path: str | Path) -> None:

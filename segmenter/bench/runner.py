@@ -150,7 +150,9 @@ def run_benchmark(config: BenchConfig) -> BenchResult:
             record = {"system": system, "setting": setting, "label": name, "corpus": corpus.name,
                       "sentences": len(gold), "chars": chars, **scores.as_dict(),
                       "chars_per_s": chars / outcome["seconds"] if outcome["seconds"] > 0 else None,
-                      **{k: outcome[k] for k in ("peak_mb", "base_mb", "load_s", "warmup_s", "seconds", "about")}}
+                      **{k: outcome[k] for k in ("peak_mb", "base_mb", "load_s", "warmup_s", "seconds", "about")},
+                      **{k: outcome.get(k) for k in ("startup_s", "latency_ms", "cores_all")},
+                      "chars_per_s_all": chars / outcome["seconds_all"] if outcome.get("seconds_all") else None}
             result.records.append(record)
             logger.info("[%d/%d] %s on %s: F1 %.3f, %s chars/s, peak %s MiB", done, total, name, corpus.name,
                         record["F1"], f"{record['chars_per_s']:,.0f}" if record["chars_per_s"] else "?",

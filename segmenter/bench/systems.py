@@ -7,10 +7,14 @@ segmenter's settings are SEGMENTER_SETTINGS: add an entry there and it joins the
 `segment_run` is one run: build (timed apart: load_s), warm up on the first `warmup_chars`
 characters (lazy loading, caches, allocator), then the timed pass over every sentence:
 chars_per_s = characters / seconds of that pass alone. Scoring happens in the parent.
+Speed figures beside it (speed_figures): startup_s, the wall time of a fresh process that
+segments one sentence through the system's command line (`python -m segmenter`, `python -m
+jieba`); latency_ms, one short sentence per call, median; seconds_all, the timed pass again
+on all cores, for a system that can use them (segment.set_threads).
 
 A worker loads this file by its path, not through the `segmenter` package (runner.py,
-run_isolated): importing the package imports torch (~220 MiB, 2.5 s), and jieba's memory
-figure would carry it. So this file imports only the standard library at the top, and
+run_isolated): whatever the package imports (numpy; torch ~220 MiB on the torch path) would
+count in jieba's memory figure. So this file imports only the standard library at the top, and
 names `segmenter.*` absolutely, inside the functions that need it.
 """
 from __future__ import annotations
@@ -28,6 +32,9 @@ from typing import Callable
 SegmentFn = Callable[[list[str]], list[list[str]]]
 DEFAULT_SYSTEMS = "segmenter,jieba,jieba-nohmm,pkuseg,thulac"
 CHUNK_CHARS = 16_384  # characters segmented per call in the timed pass (and per progress tick)
+SHORT_SENTENCE = "我爱北京天安门"  # start-up: one short sentence
+LATENCY_CALLS = 50
+STARTUP_RUNS = 3
 
 
 class BenchmarkError(ValueError):
@@ -75,6 +82,8 @@ class System:
     install: str
     build: Callable[[str, BenchConfig, CorpusRun], tuple[SegmentFn, str]]  # -> (segment, description)
     check: Callable[[BenchConfig], None] | None = None  # in the parent, before any run: raise BenchmarkError
+    # argv of a fresh process that segments the sentence on its stdin (its command line), or None
+    startup: Callable[[BenchConfig], list[str]] | None = None
 
 
 def _version(distribution: str) -> str:
@@ -95,8 +104,14 @@ def _granularity_setting(granularity: str) -> Callable[[BenchConfig, CorpusRun],
             config.model, granularity=granularity, device=config.device,
             batch_size=config.batch_size, num_threads=config.threads,
         )
-        about = f"unsupervised, granularity {granularity}; model {seg.folder.name}, head profile: {seg.profile.source}"
-        return (lambda texts: seg.segment_batch(texts, show_progress=False)), about
+        about = (f"unsupervised, granularity {granularity}; model {seg.folder.name}, head profile: {seg.profile.source}; "
+                 f"{seg.engine} engine")
+
+        def segment(texts):
+            return seg.segment_batch(texts, show_progress=False)
+
+        segment.set_threads = lambda count: _set_threads(seg, count)
+        return segment, about
 
     return build
 
@@ -165,6 +180,20 @@ SEGMENTER_SETTINGS: dict[str, Callable[[BenchConfig, CorpusRun], tuple[SegmentFn
     "calibrated": _calibrated_setting,
     "oracle": _oracle_setting,
 }
+def _set_threads(seg, count: int) -> None:
+    """A built Segmenter on `count` cores: the numpy engine's pool, or torch's threads."""
+    if seg.engine == "numpy":
+        seg.reader.threads = count
+    else:
+        import torch
+
+        torch.set_num_threads(count)
+
+
+def _segmenter_command(config: BenchConfig) -> list[str]:
+    return [sys.executable, "-m", "segmenter", "-q"] + (["-m", config.model] if config.model else [])
+
+
 def _build_segmenter(setting: str, config: BenchConfig, corpus: CorpusRun):
     return SEGMENTER_SETTINGS[setting](config, corpus)
 
@@ -223,9 +252,12 @@ def _build_thulac(setting: str, config: BenchConfig, corpus: CorpusRun):
 SYSTEMS: dict[str, System] = {
     s.name: s
     for s in [
-        System("segmenter", tuple(SEGMENTER_SETTINGS), "torch", "pip install segmenter", _build_segmenter, _check_segmenter),
-        System("jieba", ("default",), "jieba", "pip install jieba", _build_jieba(hmm=True)),
-        System("jieba-nohmm", ("default",), "jieba", "pip install jieba", _build_jieba(hmm=False)),
+        System("segmenter", tuple(SEGMENTER_SETTINGS), "numpy", "pip install segmenter", _build_segmenter, _check_segmenter,
+               _segmenter_command),
+        System("jieba", ("default",), "jieba", "pip install jieba", _build_jieba(hmm=True),
+               startup=lambda config: [sys.executable, "-m", "jieba", "-q"]),
+        System("jieba-nohmm", ("default",), "jieba", "pip install jieba", _build_jieba(hmm=False),
+               startup=lambda config: [sys.executable, "-m", "jieba", "-q", "-n"]),
         System("pkuseg", ("default",), "pkuseg", "pip install numpy cython && pip install --no-build-isolation pkuseg", _build_pkuseg),
         System("spacy-pkuseg", ("default",), "spacy_pkuseg", "pip install spacy-pkuseg", _build_spacy_pkuseg),
         System("thulac", ("default",), "thulac", "pip install thulac", _build_thulac),
@@ -320,8 +352,52 @@ def segment_run(system: str, setting: str, config: BenchConfig, corpus: CorpusRu
         bar.update(sum(map(len, chunk)))
     seconds = time.perf_counter() - start
     bar.close()
+    peak_mb = peak_rss_mb() if config.isolate else None  # before speed_figures' second pass
     return {"words": words, "about": about, "load_s": load_s, "warmup_s": warmup_s, "seconds": seconds,
-            "base_mb": base_mb, "peak_mb": peak_rss_mb() if config.isolate else None}
+            "base_mb": base_mb, "peak_mb": peak_mb, **speed_figures(system, config, segment, texts, chunks)}
+
+
+def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: list[str], chunks: list[list[str]]) -> dict:
+    """latency_ms (the shortest of the first 100 sentences of >= 5 characters, one per call),
+    startup_s, and the timed pass on all cores (seconds_all, cores_all; None for a system that
+    runs on one core whatever it is given)."""
+    import os
+    import statistics
+    import subprocess
+
+    from segmenter.scale.workers import available_cores  # after peak_mb: jieba's figure stays its own
+
+    short = min((t for t in texts[:100] if len(t) >= 5), key=len, default=SHORT_SENTENCE)
+    calls = []
+    for _ in range(LATENCY_CALLS):
+        start = time.perf_counter()
+        segment([short])
+        calls.append(time.perf_counter() - start)
+    figures = {"latency_ms": statistics.median(calls) * 1000, "startup_s": None, "seconds_all": None, "cores_all": None}
+    command = SYSTEMS[system].startup
+    if command is not None:
+        # The segmenter the benchmark runs, whatever the working directory: its package's parent first.
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": package_root}
+        runs = []
+        for _ in range(STARTUP_RUNS):
+            start = time.perf_counter()
+            done = subprocess.run(command(config), input=SHORT_SENTENCE + "\n", capture_output=True, text=True, env=env, timeout=300)
+            runs.append(time.perf_counter() - start)
+            if done.returncode != 0 or not done.stdout.strip():
+                runs = []
+                break
+        figures["startup_s"] = statistics.median(runs) if runs else None
+    cores = available_cores()
+    set_threads = getattr(segment, "set_threads", None)
+    if set_threads is not None and cores > config.threads:
+        set_threads(cores)
+        start = time.perf_counter()
+        for chunk in chunks:
+            segment(chunk)
+        figures["seconds_all"], figures["cores_all"] = time.perf_counter() - start, cores
+        set_threads(config.threads)
+    return figures
 
 
 def worker_main(argv: list[str]) -> int:

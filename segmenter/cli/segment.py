@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..lines import UndecodableLine, iter_lines, read_file_lines
+from ..lines import UndecodableLine, iter_pieces
 from . import CLIError
 
 
@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-g", "--granularity", default="default", help="fine, default, coarse, or a number in [0, 1]")
     parser.add_argument("--batch-size", type=int, default=64, help="windows per forward pass (default: 64)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or mps (default: cpu)")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    parser.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
     parser.add_argument(
         "--encoding-errors",
         choices=("strict", "replace"),
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workers", type=int, default=1, metavar="N",
-        help="segment in N processes, each with cores/N torch threads; same output, in order (default: 1)",
+        help="segment in N processes, each with cores/N threads; same output, in order (default: 1)",
     )
     parser.add_argument(
         "-u", "--user-dict", action="append", default=[], metavar="FILE",
@@ -57,11 +57,16 @@ def parse_granularity(value: str):
         return value
 
 
-def read_lines(path: str, errors: str) -> Iterator[str]:
-    """Lines of a file (or stdin for '-'), as segmenter.lines reads them; errors as CLIError."""
+def read_pieces(path: str, errors: str) -> Iterator[tuple[str, bool]]:
+    """(text, ends_line) pieces of a file's lines (or stdin for '-'), as segmenter.lines reads
+    them (a very long line in pieces: flat memory); errors as CLIError."""
     name = "<stdin>" if path == "-" else path
     try:
-        yield from iter_lines(sys.stdin.buffer, name, errors) if path == "-" else read_file_lines(path, errors)
+        if path == "-":
+            yield from iter_pieces(sys.stdin.buffer, name, errors)
+        else:
+            with open(path, "rb") as stream:
+                yield from iter_pieces(stream, name, errors)
     except UndecodableLine as err:
         raise CLIError(f"{err}; convert the file to UTF-8 or pass --encoding-errors replace") from None
     except IsADirectoryError:
@@ -177,6 +182,16 @@ def peek(lines: Iterable[str]) -> Iterator[str] | None:
     return None if first is None else itertools.chain([first], lines)
 
 
+def whole_lines(pieces: Iterable[tuple[str, bool]]) -> Iterator[str]:
+    """Lines again from (text, ends_line) pieces."""
+    parts: list[str] = []
+    for text, ends in pieces:
+        parts.append(text)
+        if ends:
+            yield "".join(parts)
+            parts = []
+
+
 def mode_words(segmenter, lines: Iterable[str], mode: str) -> Iterator[list[str]]:
     """--mode search / full: jieba's cut_for_search / cut(cut_all=True), a line at a time."""
     for line in lines:
@@ -184,7 +199,7 @@ def mode_words(segmenter, lines: Iterable[str], mode: str) -> Iterator[list[str]
 
 
 def run(args: argparse.Namespace) -> int:
-    """Every line of every file through segmenter.scale.workers.segment_lines: in this process, or
+    """Every line of every file through segmenter.scale.workers.segment_pieces: in this process, or
     in N worker processes with --workers N (the same output either way, in input order)."""
     files = args.files or ["-"]
     for path in files:  # fail before loading the model (and torch) when an input is missing
@@ -198,17 +213,17 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--mode {args.mode} runs in one process; drop --workers")
     user_dictionary = load_user_dictionaries(args.user_dict)
     check_output(args.output)
-    lines = peek(line for path in files for line in read_lines(path, args.encoding_errors))
-    if lines is None:  # no input line: nothing to segment, no model to load
+    pieces = peek(piece for path in files for piece in read_pieces(path, args.encoding_errors))
+    if pieces is None:  # no input line: nothing to segment, no model to load
         with atomic_output(args.output):
             return 0
 
     from concurrent.futures.process import BrokenProcessPool
 
     from ..api import resolve_device
-    from ..lines import join_words
+    from ..lines import write_pieces
     from ..model import ModelLoadError, resolve_model_folder
-    from ..scale.workers import WorkerSpec, segment_lines
+    from ..scale.workers import WorkerSpec, segment_pieces
 
     show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
     try:
@@ -220,12 +235,11 @@ def run(args: argparse.Namespace) -> int:
         )
         segmenter = spec.build() if args.workers == 1 else None  # load errors surface before any output
         if args.mode == "default":
-            results = segment_lines(lines, segmenter=segmenter, spec=spec, workers=args.workers, show_progress=show_progress)
-        else:
-            results = mode_words(segmenter, lines, args.mode)
+            words = segment_pieces(pieces, segmenter=segmenter, spec=spec, workers=args.workers, show_progress=show_progress)
+        else:  # search / full mode read whole lines
+            words = ((line_words, True) for line_words in mode_words(segmenter, whole_lines(pieces), args.mode))
         with atomic_output(args.output) as out:
-            for words in results:
-                out.write(join_words(words, args.delimiter) + "\n")
+            write_pieces(out, words, args.delimiter)
             out.flush()
     except (ModelLoadError, ValueError, TypeError) as err:  # raised in a worker, re-raised here
         raise CLIError(str(err)) from None

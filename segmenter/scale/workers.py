@@ -32,10 +32,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ..lines import chunked, read_file_lines
+from ..lines import chunked, line_pieces, read_file_lines
 from ..profile import HeadProfile
 
 CHUNK_LINES = 512  # lines per task: enough to fill batches of windows, small enough to stream
+CHUNK_CHARS = 65_536  # ... or fewer lines when they hold this many characters: memory per task stays flat
 
 
 def available_cores() -> int:
@@ -64,6 +65,7 @@ class WorkerSpec:
     num_threads: int | None = None
     # The parent's user dictionary (add_word / load_userdict), so workers cut the same words.
     user_dictionary: object | None = None
+    engine: str = "auto"  # api.ENGINES; a segmenter's own is passed on, so workers run the same one
     decode: str = "threshold"  # the parent's decoder (api.py), so workers cut the same words
 
     @classmethod
@@ -71,7 +73,7 @@ class WorkerSpec:
         return cls(
             str(segmenter.folder), segmenter.profile, str(segmenter.device), segmenter.batch_size,
             segmenter.granularity, segmenter.window, segmenter.overlap, num_threads,
-            getattr(segmenter, "user_dictionary", None), getattr(segmenter, "decode", "threshold"),
+            getattr(segmenter, "user_dictionary", None), segmenter.engine, getattr(segmenter, "decode", "threshold"),
         )
 
     def build(self):
@@ -80,7 +82,7 @@ class WorkerSpec:
         sizes = {k: v for k, v in (("window", self.window), ("overlap", self.overlap)) if v is not None}
         segmenter = Segmenter(
             self.model, profile=self.profile, device=self.device, batch_size=self.batch_size,
-            num_threads=self.num_threads, granularity=self.granularity, decode=self.decode, **sizes,
+            num_threads=self.num_threads, granularity=self.granularity, engine=self.engine, decode=self.decode, **sizes,
         )
         if self.user_dictionary is not None:
             segmenter.user_dictionary = self.user_dictionary
@@ -142,6 +144,21 @@ def map_chunks(spec: WorkerSpec, chunks: Iterable[list[str]], workers: int, max_
             _stop_now(pool)
 
 
+def _checked_spec(segmenter, spec, workers, chunk_lines):
+    """The arguments of segment_lines/segment_pieces, checked; the WorkerSpec workers build from."""
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if not isinstance(chunk_lines, int) or isinstance(chunk_lines, bool) or chunk_lines < 1:
+        raise ValueError(f"chunk_lines must be a positive int, got {chunk_lines!r}")
+    if segmenter is None and spec is None:
+        raise ValueError("give a segmenter or a WorkerSpec")
+    if workers > 1:
+        spec = spec or WorkerSpec.of(segmenter)
+        if spec.num_threads is None:
+            spec = WorkerSpec(**{**spec.__dict__, "num_threads": threads_per_worker(workers)})
+    return spec
+
+
 def segment_lines(
     lines: Iterable[str],
     *,
@@ -156,22 +173,33 @@ def segment_lines(
 
     workers == 1 runs in this process with `segmenter` (built from `spec` if not given);
     workers > 1 starts that many processes that each build the segmenter from `spec` (or from
-    `segmenter`'s settings) with cores // workers torch threads unless spec.num_threads is set.
+    `segmenter`'s settings) with cores // workers threads unless spec.num_threads is set.
+    A line longer than lines.PIECE_CHARS is segmented in pieces (lines.line_pieces): the work
+    per line is bounded; only its words are gathered. segment_pieces streams even those.
     """
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
-    if not isinstance(chunk_lines, int) or isinstance(chunk_lines, bool) or chunk_lines < 1:
-        raise ValueError(f"chunk_lines must be a positive int, got {chunk_lines!r}")
-    if segmenter is None and spec is None:
-        raise ValueError("give a segmenter or a WorkerSpec")
-    if workers > 1:
-        spec = spec or WorkerSpec.of(segmenter)
-        if spec.num_threads is None:
-            spec = WorkerSpec(**{**spec.__dict__, "num_threads": threads_per_worker(workers)})
-    return _segment_lines(lines, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress)
+    spec = _checked_spec(segmenter, spec, workers, chunk_lines)
+    pieces = (p for line in lines for p in (line_pieces(line) if isinstance(line, str) else [(line, True)]))
+    return _gather_lines(_segment_pieces(pieces, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress))
 
 
-def _segment_lines(lines, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress):
+def segment_pieces(pieces: Iterable[tuple[str, bool]], *, segmenter=None, spec: WorkerSpec | None = None, workers: int = 1,
+                   chunk_lines: int = CHUNK_LINES, max_in_flight: int | None = None, show_progress: bool | None = None):
+    """(words, ends_line) for (text, ends_line) pieces (lines.iter_pieces), in order: what the
+    CLI streams, so that a line of any length goes through in bounded memory."""
+    spec = _checked_spec(segmenter, spec, workers, chunk_lines)
+    return _segment_pieces(pieces, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress)
+
+
+def _gather_lines(pieces):
+    words: list[str] = []
+    for piece_words, ends in pieces:
+        words += piece_words
+        if ends:
+            yield words
+            words = []
+
+
+def _segment_pieces(pieces, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress):
     from ..reader import progress_enabled
 
     progress = None
@@ -179,14 +207,14 @@ def _segment_lines(lines, segmenter, spec, workers, chunk_lines, max_in_flight, 
         from tqdm.auto import tqdm
 
         progress = tqdm(unit="char", unit_scale=True, desc="segmenting", smoothing=0.1)
-    sizes: deque = deque()  # characters of each chunk in flight, for the progress bar
+    in_flight: deque = deque()  # (characters, ends_line flags) of each chunk in flight
 
-    def measured(chunks):
+    def texts(chunks):
         for chunk in chunks:
-            sizes.append(sum(map(len, chunk)))
-            yield chunk
+            in_flight.append((sum(len(text) for text, _ in chunk), [ends for _, ends in chunk]))
+            yield [text for text, _ in chunk]
 
-    chunks = measured(chunked(lines, chunk_lines))
+    chunks = texts(chunked(pieces, chunk_lines, CHUNK_CHARS, length=lambda piece: len(piece[0])))
     if workers == 1:
         local = segmenter or spec.build()
         results = (local.segment_batch(chunk, show_progress=False) for chunk in chunks)
@@ -194,8 +222,8 @@ def _segment_lines(lines, segmenter, spec, workers, chunk_lines, max_in_flight, 
         results = map_chunks(spec, chunks, workers, max_in_flight)
     try:
         for words_of_chunk in results:
-            yield from words_of_chunk
-            characters = sizes.popleft()
+            characters, ends = in_flight.popleft()
+            yield from zip(words_of_chunk, ends)
             if progress is not None:
                 progress.update(characters)
     finally:

@@ -76,7 +76,7 @@ class Trainer:
             raise ValueError(f"--raw: no such file: {', '.join(missing)}")
         self.config, self.sitting = config, sitting
         self.out = Path(sitting.out)
-        self.device = resolve_device(sitting.device)
+        self.device = torch.device(resolve_device(sitting.device))
         self.dtype = resolve_precision(sitting.precision, self.device)
         if sitting.threads:
             torch.set_num_threads(sitting.threads)

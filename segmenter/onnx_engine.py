@@ -1,0 +1,125 @@
+"""The onnxruntime engine: the reader graph exported once to `model.onnx`, run without torch.
+
+`export_onnx` (needs torch + transformers: the train extra, and onnx) traces what
+attention.py's fast path computes, stopped before the softmax: embeddings, the layers below
+the deepest selected head, that layer's query/key rows of the selected heads ->
+masked attention logits (B, K, T, T), heads in profile order. The heads are baked into the
+graph and written in its metadata; a profile that reads other heads needs a new export.
+`OnnxReader` (needs onnxruntime: the onnx extra) runs the graph and turns the logits into
+boundary scores exactly as the numpy engine does (engine.scores_from_logits).
+
+Measured on the embedded model (benchmarks/runtimes.py, 760 PKU dev sentences, 1 thread):
+fp32 is ~2x the numpy engine with the same words; int8 (dynamic quantisation) ~4.5x but
+moves scores by up to ~5 and lost 0.013 F1, so it is opt-in (`--int8`).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .engine import scores_from_logits
+from .errors import ModelLoadError
+from .reader import WindowReader, batch_ids
+from .vocab import CharVocab
+
+ONNX_FILE = "model.onnx"
+HEADS_KEY = "segmenter_heads"
+
+
+def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
+    """Write the reader graph of a Segmenter(engine="torch") to `path` (int8: quantised weights)."""
+    import torch
+
+    reader, path = segmenter.reader, Path(path)
+    attention = reader.attention
+
+    class Logits(torch.nn.Module):  # attention.py's fast path, stopped before the softmax
+        def __init__(self):
+            super().__init__()
+            self.bert = segmenter.model.requires_grad_(False)  # a submodule: weights become initializers
+
+        def forward(self, input_ids, attention_mask):
+            hidden = self.bert.embeddings(input_ids=input_ids)
+            additive = (1.0 - attention_mask[:, None, None, :].to(hidden.dtype)) * torch.finfo(hidden.dtype).min
+            parts = []
+            for index, layer in enumerate(self.bert.encoder.layer[: attention.deepest + 1]):
+                if index in attention.heads_by_layer:
+                    parts.append(logits(layer.attention.self, hidden, additive, attention.heads_by_layer[index]))
+                if index == attention.deepest:
+                    break
+                output = layer(hidden, attention_mask=additive)
+                hidden = output[0] if isinstance(output, tuple) else output
+            return torch.cat(parts, dim=1)[:, reader._order]
+
+    def logits(self_attention, hidden, additive, heads):
+        size = self_attention.attention_head_size
+        rows = torch.cat([torch.arange(h * size, (h + 1) * size) for h in heads])
+        batch, tokens, _ = hidden.shape
+
+        def project(linear):  # (B, T, hidden) -> (B, K, T, d)
+            out = torch.nn.functional.linear(hidden, linear.weight[rows], linear.bias[rows])
+            return out.view(batch, tokens, len(heads), size).transpose(1, 2)
+
+        return project(self_attention.query) @ project(self_attention.key).transpose(-1, -2) * size**-0.5 + additive
+
+    import onnx
+
+    fp32 = path.with_suffix(".fp32.tmp") if int8 else path
+    ids = torch.full((2, 16), segmenter.vocab.cls_id, dtype=torch.long)
+    with torch.inference_mode():
+        torch.onnx.export(
+            Logits().eval(), (ids, torch.ones_like(ids)), str(fp32), dynamo=False, opset_version=17,
+            input_names=["input_ids", "attention_mask"], output_names=["logits"],
+            dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
+                          "logits": {0: "batch", 2: "tokens", 3: "tokens"}},
+        )
+    if int8:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8)
+        fp32.unlink()
+    graph = onnx.load(str(path))
+    entry = graph.metadata_props.add()
+    entry.key, entry.value = HEADS_KEY, json.dumps([list(h) for h in reader.heads])
+    onnx.save(graph, str(path))
+    return path
+
+
+class OnnxReader(WindowReader):
+    """HeadReader's contract (reader.py) on onnxruntime's CPU provider, `threads` intra-op threads."""
+
+    def __init__(self, session, vocab: CharVocab, heads: list[tuple[int, int]], max_positions: int):
+        self.session, self.vocab, self.heads, self.max_positions = session, vocab, list(heads), max_positions
+        self.model = None
+
+    def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
+        ids, mask, lengths = batch_ids(batch, tokens, self.vocab)
+        (logits,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask.astype(np.int64)})
+        return scores_from_logits(logits, lengths).astype(np.float32, copy=False)
+
+
+def load_onnx_reader(folder: Path, config: dict, vocab: CharVocab, heads: list[tuple[int, int]], threads: int) -> OnnxReader:
+    """The reader of folder/model.onnx; ModelLoadError when it is missing or reads other heads."""
+    path = folder / ONNX_FILE
+    if not path.is_file():
+        raise ModelLoadError(f"{folder} has no {ONNX_FILE}: make it with `segmenter export-onnx --model {folder}`")
+    try:
+        import onnxruntime
+    except ImportError:
+        raise ModelLoadError("engine='onnx' needs onnxruntime: pip install 'segmenter[onnx]'") from None
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    try:
+        session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as err:  # onnxruntime raises its own exception types
+        raise ModelLoadError(f"{path} is unreadable or corrupt: {err}") from None
+    exported = json.loads(session.get_modelmeta().custom_metadata_map.get(HEADS_KEY, "[]"))
+    if [tuple(h) for h in exported] != list(heads):
+        raise ModelLoadError(
+            f"{path} was exported for heads {[tuple(h) for h in exported]} but the profile reads {list(heads)}; "
+            f"export it again: `segmenter export-onnx --model {folder}`"
+        )
+    return OnnxReader(session, vocab, heads, int(config["max_position_embeddings"]))

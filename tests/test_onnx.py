@@ -1,0 +1,49 @@
+"""engine="onnx": the exported reader graph gives the numpy engine's scores and words."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from segmenter.api import Segmenter
+from segmenter.errors import ModelLoadError
+from segmenter.profile import HeadProfile
+
+from conftest import REPO, make_tiny_model
+from test_engine import TEXTS, junction_scores
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """A tiny model (heads in two layers, out of order) with model.onnx made by the command."""
+    profile = HeadProfile(heads=[(2, 3), (0, 1), (2, 0)], weights=[0.5, 0.2, 0.3], source="test")
+    folder = make_tiny_model(tmp_path_factory.mktemp("onnx") / "m", layers=3, profile=profile)
+    done = subprocess.run([sys.executable, "-m", "segmenter", "export-onnx", "-m", str(folder), "-q"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def test_onnx_scores_match_numpy(exported):
+    onnx = Segmenter(exported, window=30, overlap=8, engine="onnx", num_threads=1)
+    numpy_engine = Segmenter(exported, window=30, overlap=8, engine="numpy")
+    assert onnx.engine == "onnx" and Segmenter(exported).engine == "numpy"  # auto never picks it
+    assert np.abs(junction_scores(onnx, TEXTS) - junction_scores(numpy_engine, TEXTS)).max() < 1e-4
+    assert onnx.segment_batch(TEXTS) == numpy_engine.segment_batch(TEXTS)
+
+
+def test_onnx_errors_say_what_to_do(exported, tiny_model_dir, tmp_path):
+    with pytest.raises(ModelLoadError, match="no model.onnx: make it with `segmenter export-onnx"):
+        Segmenter(tiny_model_dir, engine="onnx")
+    with pytest.raises(ModelLoadError, match=r"exported for heads \[\(2, 3\), \(0, 1\), \(2, 0\)\] but the profile reads \[\(1, 0\)\]"):
+        Segmenter(exported, engine="onnx", profile=HeadProfile(heads=[(1, 0)], weights=[1.0]))
+    folder = shutil.copytree(exported, tmp_path / "m")
+    (folder / "model.onnx").write_bytes(b"not a graph")
+    with pytest.raises(ModelLoadError, match="unreadable or corrupt"):
+        Segmenter(folder, engine="onnx")
