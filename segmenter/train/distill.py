@@ -49,6 +49,7 @@ class DistillConfig:
     min_line: int = 8
     max_line: int = 250
     label_only: bool = False  # label and stop (run it in the background while training elsewhere)
+    label_bf16: bool = True  # teacher in bfloat16 autocast: ~2.5x faster on CPU, s within ~0.02
     max_label_chars: int | None = None  # train on at most this many labelled chars (a sweep's fixed data)
     name: str = "student"  # sub-folder of OUT for the student model
     layers: int = 2
@@ -84,7 +85,10 @@ def label_raw(config: DistillConfig, teacher) -> tuple[list[str], Path]:
     texts = sample_lines(config.raw, config.chars, config.seed, config.min_line, config.max_line)
     folder = Path(config.out) / "labels"
     logger.info("teacher labels for %d lines (%d chars) in %s", len(texts), sum(map(len, texts)), folder)
-    label_chunks(teacher.reader, texts, folder, SimpleNamespace(window=TEACHER_WINDOW, overlap=TEACHER_OVERLAP))
+    # bfloat16 changes the teacher's s by 0.02 on average and flips 0.14% of its cuts (128
+    # raw lines measured against float32): noise far below the student's own error.
+    with torch.autocast(teacher.device.type, dtype=torch.bfloat16, enabled=config.label_bf16):
+        label_chunks(teacher.reader, texts, folder, SimpleNamespace(window=TEACHER_WINDOW, overlap=TEACHER_OVERLAP))
     return texts, folder
 
 
