@@ -144,6 +144,12 @@ def main() -> None:
         print(f"| `{folder}` | {c['num_hidden_layers']} × {c['hidden_size']} | {c['num_attention_heads']} | {r['window']} "
               f"| {r['macs'] / 1e6:.2f} | {r['mb']:.1f} | {f1} | {cps:,.0f} | {cpu:,.0f} | {cpu / jieba_cpu:.3f} | {trained} | {minutes} |")
     print(f"| jieba 0.42 (HMM on) | – | – | – | – | – | " + " | ".join("–" for _ in names) + f" | {jieba_cps:,.0f} | {jieba_cpu:,.0f} | 1.000 | – | – |")
+    print("\nTraining commands (from each student's segmenter_heads.json; the labels came from "
+          "`distill.label_raw`, what `segmenter distill --label-only` runs, with the same --raw, --chars and --seed):\n")
+    for folder in rows:
+        distilled = json.loads((folder / "segmenter_heads.json").read_text()).get("extra", {}).get("distill")
+        if distilled:
+            print(f"- `{folder}`: `{distilled['command']}`")
 
 
 if __name__ == "__main__":

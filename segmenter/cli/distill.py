@@ -27,7 +27,7 @@ NUMERIC = {
     "temperature": (float, "soft target sigmoid(s_teacher / T) (default: 1)"),
     "hard": (float, "share of the hard label mixed into the target (default: 0.1)"),
     "minutes": (float, "training minutes at most (default: 10)"),
-    "epochs": (float, "passes over the labels at most, as many as fit the minutes (default: 3)"),
+    "epochs": (float, "passes over the labels; --minutes caps the run (default: 1)"),
     "max_label_chars": (int, "train on at most this many labelled characters (default: all finished chunks)"),
     "lr": (float, "peak learning rate (default: 2e-3)"),
     "batch_size": (int, "windows per step (default: 64)"),

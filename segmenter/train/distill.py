@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-import random
 import shlex
-import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -61,7 +58,7 @@ class DistillConfig:
     hard: float = 0.1  # share of the hard label [s_teacher > threshold] mixed into the target
     pca_init: bool = True  # word embeddings from a PCA of the teacher's
     minutes: float = 10.0
-    epochs: float = 3.0  # passes at most: as many as fit the minutes
+    epochs: float = 1.0  # passes over the labels (minutes cap the run)
     lr: float = 2e-3
     batch_size: int = 64
     dev: list[str] = field(default_factory=list)
@@ -168,33 +165,6 @@ def pca_embeddings(teacher_folder: Path, hidden: int) -> torch.Tensor:
     return projected * (0.05 / projected.std())
 
 
-def fit_to_budget(model, vocab, examples, head, config: DistillConfig) -> tuple[list, float]:
-    """(examples, epochs) that fill `config.minutes`: as many passes as fit, at most
-    `config.epochs`, over as many examples as fit. A short probe on a copy of the model
-    measures chars/s, so that the learning-rate schedule ends when time does."""
-    import copy
-
-    from .student import train_boundary_head
-
-    probe = examples[: 8 * config.batch_size]
-    stats = train_boundary_head(copy.deepcopy(model), vocab, probe, head, torch.device("cpu"), 0.25, 1.0, config.lr, config.batch_size, config.seed, False)
-    speed = stats["chars_seen"] / max(stats["minutes"] * 60, 1e-6)
-    budget = 0.9 * speed * config.minutes * 60
-    epochs = max(1.0, min(config.epochs, budget / max(1, sum(len(e.ids) for e in examples))))
-    budget /= epochs
-    rng = random.Random(config.seed)
-    shuffled = examples[:]
-    rng.shuffle(shuffled)
-    kept, total = [], 0
-    for e in shuffled:
-        if total >= budget:
-            break
-        kept.append(e)
-        total += len(e.ids)
-    logger.info("training speed %.0f chars/s: %.2f passes over %d of %d windows (%d chars) fit %.1f min", speed, epochs, len(kept), len(examples), total, config.minutes)
-    return kept, epochs
-
-
 def train_student(config: DistillConfig, plans: list[TextPlan], teacher_profile: HeadProfile) -> tuple[Path, dict]:
     from ..vocab import CharVocab
     from .pretrain_io import save_model_folder
@@ -206,9 +176,10 @@ def train_student(config: DistillConfig, plans: list[TextPlan], teacher_profile:
     head = (config.layers - 1, 0)
     targets = soft_targets(plans, teacher_profile.threshold("default"), config.temperature, config.hard)
     examples = make_examples(vocab, [p.text for p in plans], [p.positions for p in plans], targets, config.window, config.overlap)
-    examples, epochs = fit_to_budget(model, vocab, examples, head, config)
-    stats = train_boundary_head(model, vocab, examples, head, torch.device("cpu"), config.minutes, epochs, config.lr, config.batch_size, config.seed)
-    stats["epochs"] = epochs
+    # `epochs` passes over every label; `minutes` only caps the run (a cut run ends before the
+    # learning rate has decayed: pick epochs that fit, from the chars/s of an earlier run).
+    stats = train_boundary_head(model, vocab, examples, head, torch.device("cpu"), config.minutes, config.epochs, config.lr, config.batch_size, config.seed)
+    stats["epochs"] = config.epochs * stats["steps"] / max(1, stats["planned_steps"])
     stats["label_chars"] = sum(len(p.text) for p in plans)
     folder = Path(config.out) / config.name
     profile = HeadProfile(
@@ -275,7 +246,7 @@ the teacher's thresholds for fine/coarse. Weights in float16: {weight_mb(folder)
 Targets: the teacher's boundary score s at every Han-Han junction of {stats['label_chars']:,} characters of raw text
 (lines {config.min_line}-{config.max_line} characters, a seeded shuffle of {', '.join(Path(p).name for p in config.raw)}), as
 {1 - config.hard:.2f} * sigmoid(s / {config.temperature}) + {config.hard:.2f} * [s > 0], learned with the student's s as the logit
-of a binary cross-entropy. No segmented text trained it. Word embeddings initialised from a PCA of the
+of a binary cross-entropy (teacher read in bfloat16 autocast: {config.label_bf16}). No segmented text trained it. Word embeddings initialised from a PCA of the
 teacher's: {config.pca_init}. AdamW, lr {config.lr}, batch {config.batch_size} windows, {stats['epochs']:.2f} passes; {stats['steps']} steps,
 {stats['chars_seen']:,} characters seen in {stats['minutes']:.1f} min (final loss {stats['final_loss']:.4f}).
 
