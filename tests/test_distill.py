@@ -122,3 +122,16 @@ def test_pca_init_needs_a_wide_enough_teacher(setup):
     config.hidden = 64  # the tiny teacher has 32 dimensions
     with pytest.raises(ValueError, match="exceeds the teacher"):
         make_student(config, CharVocab.from_folder(config.teacher), Path(config.teacher))
+
+
+def test_shipped_fast_model_loads_by_name():
+    """segmenter/models/fast (the distilled student) resolves from its name and segments losslessly."""
+    from segmenter import Segmenter
+    from segmenter.model import embedded_model_path, resolve_model_folder
+
+    assert resolve_model_folder("fast") == embedded_model_path("fast")
+    seg = Segmenter("fast")
+    text = "共同创造美好的新世纪，2001年。"
+    words = seg.segment(text)
+    assert "".join(words) == text and len(words) > 3
+    assert seg.window == json.loads((embedded_model_path("fast") / "config.json").read_text())["max_position_embeddings"] - 2

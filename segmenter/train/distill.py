@@ -231,8 +231,8 @@ def weight_mb(folder: str | Path) -> float:
 
 def write_card(folder: Path, config: DistillConfig, stats: dict, dev: dict, teacher_dev: dict | None) -> None:
     rows = "\n".join(
-        f"| {name} | {r['f1']:.3f} | {teacher_dev[name]['f1']:.3f} | {r['chars_per_s']:,.0f} | {teacher_dev[name]['chars_per_s']:,.0f} |"
-        if teacher_dev else f"| {name} | {r['f1']:.3f} | – | {r['chars_per_s']:,.0f} | – |"
+        f"| {name} | {r['f1']:.3f} | " + (f"{teacher_dev[name]['f1']:.3f} | {r['f1'] - teacher_dev[name]['f1']:+.3f}" if teacher_dev else "– | –")
+        + f" | {r['chars_per_s']:,.0f} |"
         for name, r in dev.items()
     )
     card = f"""# segmenter distilled model
@@ -253,10 +253,11 @@ teacher's: {config.pca_init}. AdamW, lr {config.lr}, batch {config.batch_size} w
 Command: `{config.command}`
 
 ## Dev figures
-First {config.dev_sentences} sentences of each dev file, word F1 and chars/s of `Segmenter.segment_batch`
-(torch, this machine, same run for student and teacher). Test files were not used.
+First {config.dev_sentences} sentences of each dev file: word F1 of student and teacher, and the student's
+chars/s (`Segmenter.segment_batch`, torch, wall clock of this run on a possibly shared machine; speeds
+against the teacher and jieba in one run: `benchmarks/distill_sweep.py`). Test files were not used.
 
-| dev file | student F1 | teacher F1 | student chars/s | teacher chars/s |
+| dev file | student F1 | teacher F1 | Δ | student chars/s |
 |---|--:|--:|--:|--:|
 {rows}
 
