@@ -100,6 +100,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--dev", nargs="+", default=DEV)
     parser.add_argument("--sentences", type=int, default=500)
+    parser.add_argument("--note", default=None, help="a paragraph printed under the table (how the runs differ)")
     args = parser.parse_args()
     if args.train:
         for size in args.sizes:
@@ -144,6 +145,8 @@ def main() -> None:
         print(f"| `{folder}` | {c['num_hidden_layers']} × {c['hidden_size']} | {c['num_attention_heads']} | {r['window']} "
               f"| {r['macs'] / 1e6:.2f} | {r['mb']:.1f} | {f1} | {cps:,.0f} | {cpu:,.0f} | {cpu / jieba_cpu:.3f} | {trained} | {minutes} |")
     print(f"| jieba 0.42 (HMM on) | – | – | – | – | – | " + " | ".join("–" for _ in names) + f" | {jieba_cps:,.0f} | {jieba_cpu:,.0f} | 1.000 | – | – |")
+    if args.note:
+        print(f"\n{args.note}")
     print("\nTraining commands (from each student's segmenter_heads.json; the labels came from "
           "`distill.label_raw`, what `segmenter distill --label-only` runs, with the same --raw, --chars and --seed):\n")
     for folder in rows:
