@@ -135,3 +135,15 @@ def test_shipped_fast_model_loads_by_name():
     words = seg.segment(text)
     assert "".join(words) == text and len(words) > 3
     assert seg.window == json.loads((embedded_model_path("fast") / "config.json").read_text())["max_position_embeddings"] - 2
+
+
+def test_cli_rejects_bad_arguments(tmp_path, capsys):
+    from segmenter.cli import main
+
+    raw = write_raw(tmp_path / "raw.txt", lines=10)
+    assert main(["distill", "--raw", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "o")]) == 2
+    assert "missing.txt: no such file" in capsys.readouterr().err
+    assert main(["distill", "--raw", str(raw), "--out", str(tmp_path / "o"), "--label-only", "--no-label"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+    assert main(["distill", "--raw", str(raw), "--out", str(tmp_path / "o"), "--window", "20", "--overlap", "20"]) == 2
+    assert "--overlap must be in [2, --window)" in capsys.readouterr().err

@@ -1,9 +1,10 @@
 """Distil a small, fast student from a segmenter model, on raw text labelled by that model.
 
-Example (how segmenter/models/fast was made; see its MODEL_CARD.md for the exact command):
-  segmenter distill --teacher segmenter/models/default --raw ../shared/corpora/raw/pretrain_raw.txt \\
-      ../shared/corpora/raw/extra_raw.txt --out runs/distill --layers 3 --hidden 128 \\
-      --dev ../shared/corpora/gold/pku_dev.txt
+Example (how segmenter/models/fast was made; its MODEL_CARD.md has the exact command):
+  RAW="../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt"
+  segmenter distill --raw $RAW --out runs/distill --chars 12000000 --label-only    # teacher labels
+  segmenter distill --raw $RAW --out runs/distill --chars 12000000 --no-label \
+      --layers 2 --hidden 192 --epochs 3 --dev ../shared/corpora/gold/pku_dev.txt
 
 The teacher's scores are cached in OUT/labels per chunk of 500 lines: the same command again
 skips finished chunks. --label-only labels and stops (run it in the background); --no-label
@@ -37,7 +38,7 @@ NUMERIC = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--teacher", default="segmenter/models/default", help="teacher model folder (default: the embedded model)")
+    parser.add_argument("--teacher", default=None, help="teacher model folder (default: the embedded model)")
     parser.add_argument("--raw", nargs="+", required=True, metavar="FILE", help="raw UTF-8 text, one text a line")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder: OUT/labels and OUT/NAME (resumable)")
     parser.add_argument("--name", default="student", help="sub-folder of OUT for the student (default: student)")
@@ -54,8 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
+    from ..model import embedded_model_path
     from ..train.distill import DistillConfig, distill
 
+    args.teacher = args.teacher or str(embedded_model_path())
     for path in args.raw + args.dev:
         if not Path(path).is_file():
             raise CLIError(f"{path}: no such file")
