@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from ..junctions import TextPlan
-from ..profile import HeadProfile, PROFILE_FILE
+from ..profile import HeadProfile
 from .selftrain import CHUNK, label_chunks, sample_lines, save_half
 
 logger = logging.getLogger(__name__)
