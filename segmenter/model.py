@@ -18,19 +18,23 @@ from .profile import PROFILE_FILE, HeadProfile
 from .vocab import CharVocab
 
 EMBEDDED_MODEL = "embedded"
+# Other models shipped in segmenter/models, loadable by name when no folder of that name exists.
+SHIPPED_MODELS = ("fast",)
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 BERT_FAMILY = ("bert", "roberta", "xlm-roberta", "electra", "camembert", "ernie")
 
 
-def embedded_model_path() -> Path:
-    """The default model shipped inside the package (package data)."""
-    return Path(str(importlib.resources.files("segmenter") / "models" / "default"))
+def embedded_model_path(name: str = "default") -> Path:
+    """A model shipped inside the package (package data): the default one unless named."""
+    return Path(str(importlib.resources.files("segmenter") / "models" / name))
 
 
 def resolve_model_folder(name_or_path: str | os.PathLike | None) -> Path:
-    """None or "embedded" -> the shipped model; an existing folder -> itself; else a hub name."""
-    if name_or_path is None or str(name_or_path) == EMBEDDED_MODEL:
-        folder = embedded_model_path()
+    """None or "embedded" -> the shipped model; "fast" -> the shipped distilled model (unless a
+    folder of that name exists); an existing folder -> itself; else a hub name."""
+    shipped = isinstance(name_or_path, str) and name_or_path in SHIPPED_MODELS and not Path(name_or_path).exists()
+    if name_or_path is None or str(name_or_path) == EMBEDDED_MODEL or shipped:
+        folder = embedded_model_path(name_or_path if shipped else "default")
         if not (folder / "config.json").is_file():
             raise ModelLoadError(
                 f"the embedded model is missing from {folder}: reinstall segmenter, or pass --model/model= a folder"

