@@ -99,6 +99,9 @@ class Segmenter:
     "auto" (default) takes numpy on the CPU when the folder allows it, torch otherwise;
     "onnx" runs the folder's model.onnx (`segmenter export-onnx`) with onnxruntime (onnx_engine.py).
     window/overlap: None takes the profile's "runtime" entry, else 254/64.
+    decode: "threshold" cuts where the combined score passes the granularity's threshold;
+    "words" decodes whole words with the folder's n-gram table (decoding.py); None takes the
+    profile's "runtime" entry (the embedded models say "words"), else "threshold".
     """
 
     def __init__(
@@ -113,7 +116,7 @@ class Segmenter:
         window: int | None = None,
         overlap: int | None = None,
         engine: str = "auto",
-        decode: str = "threshold",
+        decode: str | None = None,
     ):
         check_positive_int(batch_size, "batch_size")
         check_positive_int(num_threads, "num_threads", allow_none=True)
@@ -126,14 +129,16 @@ class Segmenter:
         self.device = resolve_device(device)
         self.batch_size = batch_size
         self.folder = resolve_model_folder(model)
-        # "words": word-level decoding with the folder's n-gram table (decoding.py); "threshold": cut where c > t
-        self.decode, self.word_table = decode, _load_word_table(decode, self.folder)
         self.profile = profile or read_profile(self.folder)
         if self.profile is None:
             raise ModelLoadError(
                 f"{self.folder} has no head profile ({PROFILE_FILE}); create one with "
                 f"`segmenter heads --model {self.folder}` (no gold needed), or pass profile=HeadProfile(...)"
             )
+        # "words": word-level decoding with the folder's n-gram table (decoding.py); "threshold":
+        # cut where c > t. None: what the profile's "runtime" entry says, else "threshold".
+        decode = decode if decode is not None else self.profile.runtime.get("decode", "threshold")
+        self.decode, self.word_table = decode, _load_word_table(decode, self.folder)
         self.engine, self.reader = self._load_reader(engine, num_threads)
         self.model, self.vocab = self.reader.model, self.reader.vocab
         sizes = self.profile.runtime

@@ -19,7 +19,7 @@ from .vocab import CharVocab
 
 EMBEDDED_MODEL = "embedded"
 # Other models shipped in segmenter/models, loadable by name when no folder of that name exists.
-SHIPPED_MODELS = ("fast",)
+SHIPPED_MODELS = ("accurate",)
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 BERT_FAMILY = ("bert", "roberta", "xlm-roberta", "electra", "camembert", "ernie")
 
@@ -30,7 +30,7 @@ def embedded_model_path(name: str = "default") -> Path:
 
 
 def resolve_model_folder(name_or_path: str | os.PathLike | None) -> Path:
-    """None or "embedded" -> the shipped model; "fast" -> the shipped distilled model (unless a
+    """None or "embedded" -> the shipped default model; "accurate" -> the shipped 6-layer model (unless a
     folder of that name exists); an existing folder -> itself; else a hub name."""
     shipped = isinstance(name_or_path, str) and name_or_path in SHIPPED_MODELS and not Path(name_or_path).exists()
     if name_or_path is None or str(name_or_path) == EMBEDDED_MODEL or shipped:

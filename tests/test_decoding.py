@@ -153,11 +153,12 @@ def test_four_gram_entropies_survive_a_large_alphabet():
     assert table.counts(word)[0, 3] == 9
 
 
-def test_the_embedded_model_ships_a_table_that_keeps_long_words_whole():
+@pytest.mark.parametrize("model, kept", [(None, ["共和国", "联合国"]), ("accurate", ["联合国", "实事求是"])])
+def test_the_shipped_models_ship_a_table_that_keeps_long_words_whole(model, kept):
     from segmenter import Segmenter
 
     texts = ["我们的共和国在联合国有很多朋友。", "办公室里的负责人说实事求是。"]
-    threshold = sum(Segmenter().segment_batch(texts), [])
-    words = Segmenter(decode="words").segment_batch(texts)
-    assert "联合国" not in threshold and "实事求是" not in threshold  # the head cuts them
-    assert "联合国" in words[0] and "实事求是" in words[1] and ["".join(w) for w in words] == texts
+    threshold = sum(Segmenter(model, decode="threshold").segment_batch(texts), [])
+    words = Segmenter(model).segment_batch(texts)  # the profiles ask for decode="words"
+    assert not set(kept) & set(threshold)  # the head alone cuts them
+    assert set(kept) <= set(sum(words, [])) and ["".join(w) for w in words] == texts

@@ -124,17 +124,22 @@ def test_pca_init_needs_a_wide_enough_teacher(setup):
         make_student(config, CharVocab.from_folder(config.teacher), Path(config.teacher))
 
 
-def test_shipped_fast_model_loads_by_name():
-    """segmenter/models/fast (the distilled student) resolves from its name and segments losslessly."""
+def test_shipped_models_load_by_name():
+    """The embedded default (the distilled student, window 126 from its profile) and the 6-layer
+    `accurate` model it was distilled from resolve from their names and segment losslessly."""
     from segmenter import Segmenter
     from segmenter.model import embedded_model_path, resolve_model_folder
 
-    assert resolve_model_folder("fast") == embedded_model_path("fast")
-    seg = Segmenter("fast")
+    assert resolve_model_folder("accurate") == embedded_model_path("accurate")
     text = "共同创造美好的新世纪，2001年。"
-    words = seg.segment(text)
-    assert "".join(words) == text and len(words) > 3
-    assert seg.window == json.loads((embedded_model_path("fast") / "config.json").read_text())["max_position_embeddings"] - 2
+    for name in (None, "accurate"):
+        seg = Segmenter(name)
+        words = seg.segment(text)
+        assert "".join(words) == text and len(words) > 3
+        assert seg.decode == "words"  # both profiles ask for word decoding
+    seg = Segmenter()
+    assert (seg.window, seg.overlap) == (126, 32)
+    assert seg.window == json.loads((embedded_model_path() / "config.json").read_text())["max_position_embeddings"] - 2
 
 
 def test_cli_rejects_bad_arguments(tmp_path, capsys):

@@ -1,6 +1,6 @@
 """Distil a small, fast student from a segmenter model, on raw text labelled by that model.
 
-Example (how segmenter/models/fast was made; its MODEL_CARD.md has the exact command):
+Example (how segmenter/models/default was made from segmenter/models/accurate; its MODEL_CARD.md has the exact command):
   RAW="../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt"
   segmenter distill --raw $RAW --out runs/distill --chars 12000000 --label-only    # teacher labels
   segmenter distill --raw $RAW --out runs/distill --chars 12000000 --no-label \
@@ -38,7 +38,7 @@ NUMERIC = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--teacher", default=None, help="teacher model folder (default: the embedded model)")
+    parser.add_argument("--teacher", default=None, help="teacher model folder (default: the shipped 6-layer model, `accurate`)")
     parser.add_argument("--raw", nargs="+", required=True, metavar="FILE", help="raw UTF-8 text, one text a line")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder: OUT/labels and OUT/NAME (resumable)")
     parser.add_argument("--name", default="student", help="sub-folder of OUT for the student (default: student)")
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from ..model import embedded_model_path
     from ..train.distill import DistillConfig, distill
 
-    args.teacher = args.teacher or str(embedded_model_path())
+    args.teacher = args.teacher or str(embedded_model_path("accurate"))
     for path in args.raw + args.dev:
         if not Path(path).is_file():
             raise CLIError(f"{path}: no such file")

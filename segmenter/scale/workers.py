@@ -66,7 +66,7 @@ class WorkerSpec:
     # The parent's user dictionary (add_word / load_userdict), so workers cut the same words.
     user_dictionary: object | None = None
     engine: str = "auto"  # api.ENGINES; a segmenter's own is passed on, so workers run the same one
-    decode: str = "threshold"  # the parent's decoder (api.py), so workers cut the same words
+    decode: str | None = None  # the parent's decoder (api.py; None: the profile's), so workers cut the same words
 
     @classmethod
     def of(cls, segmenter, num_threads: int | None = None) -> "WorkerSpec":
