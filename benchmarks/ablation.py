@@ -6,7 +6,8 @@ and is scored with the SIGHAN figures plus recall by gold word length (evaluatio
   n-grams alone      the self-training teacher's word decoding (teacher.decode_words) with no
                      head evidence (logits 0): branching-entropy autonomy of n-grams n <= 4;
                      and decoding.py with beta 0 (n <= 6, the pruned table)
-  heads alone        the shipped model's head (5,0), cut where s > 0 (the shipped default)
+  heads alone        the `accurate` model's head (5,0), cut where s > 0 (the default before the
+                     distilled student)
   teacher decoding   teacher.decode_words on the shipped head's scores (alpha 1)
   words decoding     decoding.py: the heads' junction scores plus word autonomy from raw text,
                      without and with the long-word bonus (the defaults of decode='words')
@@ -16,7 +17,7 @@ Then the shipped default, decode='words' and jieba once more on held-out dev sen
 
 Expensive things are computed once and cached under runs/ablation/ (delete it to recount):
 the n-gram tables of a bounded raw sample (the first 5 M characters of pretrain_raw.txt and
-3 M of extra_raw.txt) and the default model's junction scores of the dev sentences.
+3 M of extra_raw.txt) and the `accurate` model's junction scores of the dev sentences.
 Gold sentences are only scored, never counted.
 
     python benchmarks/ablation.py                      # writes benchmarks/results/ablation_dev.md
@@ -80,7 +81,7 @@ def dev_sentences(name: str, start: int, stop: int) -> list[list[str]]:
 
 
 def dev_plans(name: str, start: int, stop: int) -> list[TextPlan]:
-    """Plans of dev sentences [start, stop) with the default model's combined junction score
+    """Plans of dev sentences [start, stop) with the `accurate` model's combined junction score
     (threshold of granularity 'default' subtracted) in plan.scores[0]; cached."""
     path = CACHE / f"scores_{name}_{start}_{stop}.npz"
     texts = ["".join(words) for words in dev_sentences(name, start, stop)]
@@ -89,7 +90,7 @@ def dev_plans(name: str, start: int, stop: int) -> list[TextPlan]:
         from segmenter.api import Segmenter
 
         CACHE.mkdir(parents=True, exist_ok=True)
-        seg = Segmenter(num_threads=1)
+        seg = Segmenter("accurate", num_threads=1)  # the 6-layer model these rows were chosen on
         scored = seg.score_texts(texts, show_progress=False)
         threshold = seg.profile.threshold("default")
         flat = [seg.profile.combine(p.scores) - threshold if len(p.junctions) else np.zeros(0) for p in scored]
@@ -206,7 +207,7 @@ def main_table(out: Path) -> None:
         f"Dev sentences {PICK[0]}–{PICK[1]} of each dev file (they chose every setting of `decode='words'`); "
         f"R n: recall of gold words of n characters. Raw text for the n-gram statistics: {raw} "
         f"(no gold); the decoder's table keeps n-grams (n <= 6) seen at least {MIN_COUNT} times, as "
-        "`segmenter ngrams` writes it. Heads: the shipped default model, its junction scores read once and cached.",
+        "`segmenter ngrams` writes it. Heads: the `accurate` model (the shipped default when this table was made), its junction scores read once and cached.",
     ]
     lines += table_lines(pick, DEV)
     lines += ["", f"## Held out: dev sentences {HELD_OUT[0]}–{HELD_OUT[1]} (never used to choose; read after the "
