@@ -214,31 +214,39 @@ class Segmenter:
         return _score_texts(self.reader, texts, self.window, self.overlap, batch_size or self.batch_size, show_progress)
 
 
-    def _tokens(self, plan: TextPlan, threshold: float) -> list[tuple[str, int, int]]:
-        combined = self.profile.combine(plan.scores) if len(plan.junctions) else None
-        if self.word_table is not None and combined is not None:
-            from .decoding import WordDecoding, cut_junctions
+    def _tokens_batch(self, plans: list[TextPlan], threshold: float) -> list[list[tuple[str, int, int]]]:
+        """(word, start, end) of each plan's text at one threshold; word decoding (decoding.py)
+        runs on all the plans at once."""
+        combined = [self.profile.combine(plan.scores) if len(plan.junctions) else None for plan in plans]
+        if self.word_table is not None:
+            from .decoding import WordDecoding, cut_junctions_batch
 
-            combined, threshold = cut_junctions(plan, combined - threshold, self.word_table, WordDecoding()).astype(np.float32), 0.5
-        start, tokens = 0, []
-        for end in word_ends(plan, combined, threshold, self.user_dictionary).tolist():
-            tokens.append((plan.text[start:end], start, end))
-            start = end
-        return tokens
+            shifted = [None if c is None else c - threshold for c in combined]
+            cuts = cut_junctions_batch(plans, shifted, self.word_table, WordDecoding())
+            combined = [None if c is None else cut.astype(np.float32) for c, cut in zip(combined, cuts)]
+            threshold = 0.5
+        batch = []
+        for plan, scores in zip(plans, combined):
+            start, tokens = 0, []
+            for end in word_ends(plan, scores, threshold, self.user_dictionary).tolist():
+                tokens.append((plan.text[start:end], start, end))
+                start = end
+            batch.append(tokens)
+        return batch
 
     def _level_tokens(self, text: str, granularities) -> list[list[tuple[str, int, int]]]:
         """Tokens of `text` at each granularity, from one reading of the heads. The cuts nest:
         a cut at a coarser level is a cut at every finer one (the dictionary does not depend
         on the level, see dictionary.py)."""
         plan = self.score_texts([check_text(text)], show_progress=False)[0]
-        return [self._tokens(plan, self.profile.threshold(g)) for g in granularities]
+        return [self._tokens_batch([plan], self.profile.threshold(g))[0] for g in granularities]
 
     # -- public API -------------------------------------------------------------------------
     def tokenize_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None):
         texts = self._check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
         threshold = self.profile.threshold(self.granularity if granularity is None else granularity)
-        return [self._tokens(plan, threshold) for plan in self.score_texts(texts, batch_size, show_progress)]
+        return self._tokens_batch(self.score_texts(texts, batch_size, show_progress), threshold)
 
     def segment_levels(self, text: str, coarse="coarse", fine="fine") -> list[tuple[str, list[str]]]:
         """Coarse words, each with its fine sub-words (like jieba's search mode, from the heads):

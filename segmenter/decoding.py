@@ -107,26 +107,44 @@ def cut_junctions(plan: TextPlan, combined: np.ndarray, table: WordTable, option
     """The cut decision of every junction of `plan` (bool, plan.junctions order).
 
     combined: (len(plan.junctions),) junction scores with the threshold already subtracted.
-    All Han runs of the text are decoded together; a run whose junctions do not cover all its
-    characters (marks attached inside it) keeps the threshold decision, s > 0.
+    A run whose junctions do not cover all its characters (marks attached inside it) keeps the
+    threshold decision, s > 0. See cut_junctions_batch, which this is for one text.
     """
-    cut = np.asarray(combined) > 0
-    if not len(plan.junctions):
-        return cut
-    text_of_junction = plan.positions[plan.junctions]
-    starts, sizes, firsts = [], [], []  # per run: text offset, characters, its first junction
-    for run in plan.runs:
-        size = run.end - run.start
-        if run.kind != "han" or size < 2:
+    return cut_junctions_batch([plan], [combined], table, options)[0]
+
+
+def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable, options: WordDecoding) -> list[np.ndarray]:
+    """cut_junctions for many texts at once: the Han runs of all of them are decoded together,
+    runs of similar sizes in one lockstep pass, so the Python work per step of the Viterbi is
+    paid once per group of runs, not once per text (the same decisions as one text at a time:
+    every run's dynamic program is its own row). combined[i] may be None for a text without
+    junctions."""
+    cuts = [np.zeros(0, dtype=bool) if c is None else np.asarray(c) > 0 for c in combined]
+    texts, starts, sizes, firsts = [], [], [], []  # per run: offset in the joined text, characters, first junction
+    text_offset = junction_offset = 0
+    for plan, cut in zip(plans, cuts):
+        if not len(cut):
             continue
-        lo, hi = np.searchsorted(text_of_junction, [run.start, run.end - 1])
-        if hi - lo == size - 1:
-            starts.append(run.start), sizes.append(size), firsts.append(lo)
+        text_of_junction = plan.positions[plan.junctions]
+        for run in plan.runs:
+            size = run.end - run.start
+            if run.kind != "han" or size < 2:
+                continue
+            lo, hi = np.searchsorted(text_of_junction, [run.start, run.end - 1])
+            if hi - lo == size - 1:
+                starts.append(text_offset + run.start), sizes.append(size), firsts.append(junction_offset + lo)
+        texts.append(plan.text)
+        text_offset += len(plan.text) + 1  # the texts are joined by "\n" below
+        junction_offset += len(cut)
     if not starts:
-        return cut
+        return cuts
     starts, sizes, firsts = np.array(starts), np.array(sizes), np.array(firsts)
-    autonomy = table.autonomy(plan.text, options.max_len)  # (len(text), L); runs pick their rows
-    scores = np.clip(options.beta * np.asarray(combined, dtype=np.float64), -options.beta * options.clip, options.beta * options.clip)
+    # Autonomy of every string starting at every character of the joined texts: strings that
+    # cross a text's end are never read (a word may not run past its run: word_values).
+    autonomy = table.autonomy("\n".join(texts), options.max_len)
+    flat = [c for c in combined if c is not None and len(c)]
+    scores = np.clip(options.beta * np.concatenate(flat).astype(np.float64), -options.beta * options.clip, options.beta * options.clip)
+    cut = np.concatenate([c for c in cuts if len(c)])
     # Runs of similar sizes share one lockstep pass, so one long run does not pad all the others.
     order = np.argsort(sizes, kind="stable")
     for bucket in np.array_split(order, max(1, int(np.ceil(len(order) / 256)))):
@@ -141,7 +159,8 @@ def cut_junctions(plan: TextPlan, combined: np.ndarray, table: WordTable, option
             ends = best_words(gains, values, sizes[group])
             for r, g in enumerate(group):
                 cut[firsts[g] : firsts[g] + sizes[g] - 1] = ends[r, : sizes[g] - 1]
-    return cut
+    pieces = iter(np.split(cut, np.cumsum([len(c) for c in cuts if len(c)])[:-1]))
+    return [next(pieces) if len(c) else c for c in cuts]
 
 
 def _by_size(runs: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
