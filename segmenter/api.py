@@ -96,8 +96,10 @@ class Segmenter:
 
     engine: "numpy" runs a BERT folder (model.safetensors) with numpy alone (engine.py; no
     torch import); "torch" runs any Hugging Face encoder with transformers, on any device;
-    "auto" (default) takes numpy on the CPU when the folder allows it, torch otherwise;
-    "onnx" runs the folder's model.onnx (`segmenter export-onnx`) with onnxruntime (onnx_engine.py).
+    "onnx" runs the folder's model.onnx (`segmenter export-onnx`) with onnxruntime (onnx_engine.py);
+    "auto" (default): on the CPU, onnx when the folder has an export of its own weights and
+    onnxruntime is installed (the embedded default does: ~2x numpy, the same words), else numpy
+    when the folder allows it; torch otherwise.
     window/overlap: None takes the profile's "runtime" entry, else 254/64.
     decode: "threshold" cuts where the combined score passes the granularity's threshold;
     "words" decodes whole words with the folder's n-gram table (decoding.py); None takes the
@@ -157,8 +159,8 @@ class Segmenter:
         check_folder(self.folder)
         config = read_config(self.folder)
         problem = numpy_problem(self.folder, config)
-        if engine == "auto":
-            engine = "numpy" if self.device == "cpu" and problem is None else "torch"
+        if engine == "auto" and (self.device != "cpu" or problem is not None):
+            engine = "torch"
         if engine == "torch":
             import torch
 
@@ -186,7 +188,16 @@ class Segmenter:
             from .onnx_engine import load_onnx_reader
 
             return engine, load_onnx_reader(self.folder, config, vocab, self.profile.heads, num_threads or available_cores())
-        return engine, load_numpy_reader(self.folder, config, vocab, self.profile.heads, num_threads or available_cores())
+        if engine == "auto":  # the CPU, a BERT folder: its ONNX export when there is a current one
+            from .onnx_engine import load_onnx_reader, onnx_available
+
+            if onnx_available(self.folder):
+                try:
+                    threads = num_threads or available_cores()
+                    return "onnx", load_onnx_reader(self.folder, config, vocab, self.profile.heads, threads, same_weights=True)
+                except ModelLoadError:  # another profile's heads, or stale: numpy reads the weights themselves
+                    pass
+        return "numpy", load_numpy_reader(self.folder, config, vocab, self.profile.heads, num_threads or available_cores())
 
     @classmethod
     def from_pretrained(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "Segmenter":

