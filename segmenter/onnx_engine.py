@@ -14,12 +14,13 @@ moves scores by up to ~5 and lost 0.013 F1, so it is opt-in (`--int8`).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 
-from .engine import scores_from_logits
+from .engine import SLICE_TOKENS, scores_from_logits
 from .errors import ModelLoadError
 from .reader import WindowReader, batch_ids
 from .vocab import CharVocab
@@ -39,8 +40,6 @@ def weights_fingerprint(folder: Path) -> str:
 def onnx_available(folder: Path) -> bool:
     """Whether engine="auto" should try folder/model.onnx: it exists and onnxruntime is installed
     (load_onnx_reader(..., same_weights=True) then checks that it was made from these weights)."""
-    import importlib.util
-
     return (Path(folder) / ONNX_FILE).is_file() and importlib.util.find_spec("onnxruntime") is not None
 
 
@@ -109,14 +108,45 @@ def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
 class OnnxReader(WindowReader):
     """HeadReader's contract (reader.py) on onnxruntime's CPU provider, `threads` intra-op threads."""
 
-    def __init__(self, session, vocab: CharVocab, heads: list[tuple[int, int]], max_positions: int):
-        self.session, self.vocab, self.heads, self.max_positions = session, vocab, list(heads), max_positions
+    def __init__(self, path: Path, vocab: CharVocab, heads: list[tuple[int, int]], max_positions: int, threads: int):
+        self.path, self.vocab, self.heads, self.max_positions = Path(path), vocab, list(heads), max_positions
         self.model = None
+        self.set_threads(threads)
+
+    def set_threads(self, threads: int) -> None:
+        """A session on `threads` intra-op threads (onnxruntime fixes them when it builds one)."""
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self.session = onnxruntime.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        except Exception as err:  # onnxruntime raises its own exception types
+            raise ModelLoadError(f"{self.path} is unreadable or corrupt: {err}") from None
+        self.threads = threads
+
+    def __getstate__(self):  # a session does not pickle; a copy builds its own
+        state = dict(self.__dict__)
+        del state["session"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.set_threads(self.threads)
 
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         ids, mask, lengths = batch_ids(batch, tokens, self.vocab)
-        (logits,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask.astype(np.int64)})
-        return scores_from_logits(logits, lengths).astype(np.float32, copy=False)
+        # Slices of at most SLICE_TOKENS tokens, as the numpy engine: onnxruntime keeps what a
+        # run allocated, so the largest slice sets the process's memory (PKU test through the
+        # CLI, batches of 64 windows of 128: ~300 MB peak; in slices: under 200 MB).
+        rows = max(1, SLICE_TOKENS // tokens)
+        scores = []
+        for start in range(0, len(batch), rows):
+            part = slice(start, start + rows)
+            (logits,) = self.session.run(None, {"input_ids": ids[part], "attention_mask": mask[part].astype(np.int64)})
+            scores.append(scores_from_logits(logits, lengths[part]).astype(np.float32, copy=False))
+        return np.concatenate(scores, axis=0)
 
 
 def load_onnx_reader(
@@ -127,17 +157,10 @@ def load_onnx_reader(
     path = folder / ONNX_FILE
     if not path.is_file():
         raise ModelLoadError(f"{folder} has no {ONNX_FILE}: make it with `segmenter export-onnx --model {folder}`")
-    try:
-        import onnxruntime
-    except ImportError:
-        raise ModelLoadError("engine='onnx' needs onnxruntime: pip install onnxruntime") from None
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    try:
-        session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as err:  # onnxruntime raises its own exception types
-        raise ModelLoadError(f"{path} is unreadable or corrupt: {err}") from None
+    if importlib.util.find_spec("onnxruntime") is None:
+        raise ModelLoadError("engine='onnx' needs onnxruntime: pip install onnxruntime")
+    reader = OnnxReader(path, vocab, heads, int(config["max_position_embeddings"]), threads)
+    session = reader.session
     exported = json.loads(session.get_modelmeta().custom_metadata_map.get(HEADS_KEY, "[]"))
     if [tuple(h) for h in exported] != list(heads):
         raise ModelLoadError(
@@ -146,4 +169,4 @@ def load_onnx_reader(
         )
     if same_weights and session.get_modelmeta().custom_metadata_map.get(WEIGHTS_KEY) != weights_fingerprint(folder):
         raise ModelLoadError(f"{path} was not exported from {folder}/model.safetensors: export it again")
-    return OnnxReader(session, vocab, heads, int(config["max_position_embeddings"]))
+    return reader

@@ -66,3 +66,16 @@ def test_auto_skips_a_stale_or_foreign_export(exported, tmp_path):
     with pytest.raises(ModelLoadError, match="heads"):
         Segmenter(exported, engine="onnx", profile=HeadProfile(heads=[(1, 0)], weights=[1.0]))
     assert Segmenter(exported, profile=HeadProfile(heads=[(1, 0)], weights=[1.0])).engine == "numpy"
+
+
+def test_onnx_reader_changes_threads_and_pickles(exported):
+    """The benchmark's all-cores pass rebuilds the session on more threads; a copy (pickle, as
+    Ray or a worker process makes one) builds its own session: the same words either way."""
+    import pickle
+
+    seg = Segmenter(exported, window=30, overlap=8, engine="onnx", num_threads=1)
+    before = seg.segment_batch(TEXTS)
+    seg.reader.set_threads(2)
+    assert seg.reader.threads == 2 and seg.segment_batch(TEXTS) == before
+    copy = pickle.loads(pickle.dumps(seg.reader))
+    assert copy.session is not seg.reader.session and copy.threads == 2
