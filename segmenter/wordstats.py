@@ -28,10 +28,13 @@ from typing import Iterable
 import numpy as np
 
 from .corpus import iter_raw_lines
-from .train.ngrams import BranchingEntropy, _codepoints, _han_mask
 
 TABLE_FILE = "ngrams.npz"
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
+
+
+def _codepoints(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
 
 
 def _hash_step(hashes: np.ndarray, codepoints: np.ndarray) -> np.ndarray:
@@ -80,6 +83,9 @@ class WordTable:
             raise ValueError(f"max_n must be an int >= 1, got {max_n!r}")
         if not isinstance(min_count, int) or min_count < 1:
             raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
+        # Counting is training-time work: its helpers load here, never when segmenting.
+        from .train.ngrams import BranchingEntropy, _han_mask
+
         codepoints = _codepoints("\n".join(texts))
         symbols = np.where(_han_mask(codepoints), codepoints, 0)  # 0: any non-Han character
         total = len(symbols)

@@ -16,10 +16,14 @@ from conftest import REPO, tiny_vocab
 TEXTS = ["我们的国家是一个大国。", "他说，中国人民很高兴！" * 8, "abc 123"]
 
 
-def test_segment_loads_no_training_or_benchmark_code(tiny_model_dir):
+@pytest.mark.parametrize("model", ["tiny", "embedded"])
+def test_segment_loads_no_training_or_benchmark_code(tiny_model_dir, model):
+    """Neither a tiny model (threshold, numpy engine) nor the embedded default (word decoding,
+    onnx engine) loads code of segmenter.train, .bench or .cli."""
+    folder = str(tiny_model_dir) if model == "tiny" else None
     code = (
         "import sys, segmenter\n"
-        f"seg = segmenter.Segmenter({str(tiny_model_dir)!r})\n"
+        f"seg = segmenter.Segmenter({folder!r})\n"
         f"seg.segment_batch({TEXTS!r}); seg.tokenize('我们的国家'); seg.segment_levels('我们的国家')\n"
         "loaded = [m for m in sys.modules if m.startswith(('segmenter.train', 'segmenter.bench', 'segmenter.cli'))]\n"
         "print(','.join(loaded))\n"
