@@ -79,3 +79,31 @@ def test_onnx_reader_changes_threads_and_pickles(exported):
     assert seg.reader.threads == 2 and seg.segment_batch(TEXTS) == before
     copy = pickle.loads(pickle.dumps(seg.reader))
     assert copy.session is not seg.reader.session and copy.threads == 2
+
+
+def test_export_stores_float16_weights_exactly(exported, tmp_path):
+    """Weights that float16 holds exactly (a float16 checkpoint's, like the embedded models') are
+    stored as float16 behind a Cast: the file is about half, and the scores do not move."""
+    import shutil
+
+    import onnx
+    from onnx import TensorProto
+    from safetensors.numpy import save_file
+
+    from segmenter.engine import read_safetensors
+
+    half = shutil.copytree(exported, tmp_path / "half")
+    (half / "model.onnx").unlink()
+    save_file({k: v.astype(np.float16) for k, v in read_safetensors(half / "model.safetensors").items()}, str(half / "model.safetensors"))
+    done = subprocess.run([sys.executable, "-m", "segmenter", "export-onnx", "-m", str(half), "-q"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    graph = onnx.load(str(half / "model.onnx")).graph
+    halves = [t for t in graph.initializer if t.data_type == TensorProto.FLOAT16]
+    assert halves and all(t.name.endswith("_float16") for t in halves)
+    assert {t.name for t in halves} <= {n.input[0] for n in graph.node if n.op_type == "Cast"}
+    assert not [t for t in onnx.load(str(exported / "model.onnx")).graph.initializer if t.data_type == TensorProto.FLOAT16]
+    onnx_seg = Segmenter(half, window=30, overlap=8, num_threads=1)
+    numpy_seg = Segmenter(half, window=30, overlap=8, engine="numpy")
+    assert onnx_seg.engine == "onnx"
+    assert np.abs(junction_scores(onnx_seg, TEXTS) - junction_scores(numpy_seg, TEXTS)).max() < 1e-4
