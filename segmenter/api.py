@@ -20,7 +20,7 @@ import numpy as np
 
 from .dictionary import UserDictionary
 from .junctions import TextPlan, score_texts as _score_texts, word_ends
-from .model import ModelLoadError, check_folder, load_encoder, read_config, read_profile, read_vocab, resolve_model_folder
+from .model import ModelLoadError, load_reader, read_profile, resolve_model_folder
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
 
@@ -97,9 +97,9 @@ class Segmenter:
     engine: "numpy" runs a BERT folder (model.safetensors) with numpy alone (engine.py; no
     torch import); "torch" runs any Hugging Face encoder with transformers, on any device;
     "onnx" runs the folder's model.onnx (`segmenter export-onnx`) with onnxruntime (onnx_engine.py);
-    "auto" (default): on the CPU, onnx when the folder has an export of its own weights and
-    onnxruntime is installed (the embedded default does: ~2x numpy, the same words), else numpy
-    when the folder allows it; torch otherwise.
+    "auto" (default; model.load_reader): on the CPU, onnx when the folder has an export of its
+    own weights and onnxruntime is installed (the embedded default does: ~2x numpy, the same
+    words), else numpy when the folder allows it; torch otherwise.
     window/overlap: None takes the profile's "runtime" entry, else 254/64.
     decode: "threshold" cuts where the combined score passes the granularity's threshold;
     "words" decodes whole words with the folder's n-gram table (decoding.py); None takes the
@@ -141,7 +141,7 @@ class Segmenter:
         # cut where c > t. None: what the profile's "runtime" entry says, else "threshold".
         decode = decode if decode is not None else self.profile.runtime.get("decode", "threshold")
         self.decode, self.word_table = decode, _load_word_table(decode, self.folder)
-        self.engine, self.reader = self._load_reader(engine, num_threads)
+        self.engine, self.reader = load_reader(self.folder, self.profile, engine, self.device, num_threads)
         self.model, self.vocab = self.reader.model, self.reader.vocab
         sizes = self.profile.runtime
         window = window if window is not None else sizes.get("window", DEFAULT_WINDOW)
@@ -150,54 +150,6 @@ class Segmenter:
         # What is used: at most the model's positions, an overlap of at most half a window.
         self.window, self.overlap = clamp_window(window, overlap, self.reader.max_positions)
         self.user_dictionary = UserDictionary()
-
-    def _load_reader(self, engine: str, num_threads: int | None):
-        """(engine name, reader): the numpy engine where it can run, else torch (see the class doc)."""
-        from .engine import load_numpy_reader, numpy_problem
-        from .scale.workers import available_cores
-
-        check_folder(self.folder)
-        config = read_config(self.folder)
-        problem = numpy_problem(self.folder, config)
-        if engine == "auto" and (self.device != "cpu" or problem is not None):
-            engine = "torch"
-        if engine == "torch":
-            import torch
-
-            from .reader import HeadReader
-
-            if num_threads is not None:
-                torch.set_num_threads(num_threads)
-            model, vocab, num_layers = load_encoder(self.folder, self.profile.deepest_layer + 1, self.device)
-            self.profile.check_model(num_layers, model.config.num_attention_heads, where=str(self.folder))
-            return engine, HeadReader(model, vocab, self.profile.heads, self.device)
-        if self.device != "cpu":
-            raise ValueError(f"engine={engine!r} runs on the CPU; for device={self.device!r} use engine='torch' (or 'auto')")
-        if problem is not None and engine == "numpy":
-            raise ModelLoadError(f"{self.folder} cannot run on the numpy engine: {problem}; use engine='torch' (or 'auto')")
-        vocab = read_vocab(self.folder)
-        try:
-            layers, heads = int(config["num_hidden_layers"]), int(config["num_attention_heads"])
-            int(config["hidden_size"]), int(config["max_position_embeddings"])
-        except (KeyError, TypeError, ValueError) as err:
-            raise ModelLoadError(f"{self.folder}/config.json is not a valid model config: {err!r} missing or not a number") from None
-        if self.profile.deepest_layer >= layers:
-            raise ModelLoadError(f"{self.folder}: asked for {self.profile.deepest_layer + 1} layers but the model has {layers}")
-        self.profile.check_model(layers, heads, where=str(self.folder))
-        if engine == "onnx":
-            from .onnx_engine import load_onnx_reader
-
-            return engine, load_onnx_reader(self.folder, config, vocab, self.profile.heads, num_threads or available_cores())
-        if engine == "auto":  # the CPU, a BERT folder: its ONNX export when there is a current one
-            from .onnx_engine import load_onnx_reader, onnx_available
-
-            if onnx_available(self.folder):
-                try:
-                    threads = num_threads or available_cores()
-                    return "onnx", load_onnx_reader(self.folder, config, vocab, self.profile.heads, threads, same_weights=True)
-                except ModelLoadError:  # another profile's heads, or stale: numpy reads the weights themselves
-                    pass
-        return "numpy", load_numpy_reader(self.folder, config, vocab, self.profile.heads, num_threads or available_cores())
 
     @classmethod
     def from_pretrained(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "Segmenter":

@@ -172,3 +172,52 @@ def read_vocab(folder: Path) -> CharVocab:
     except (OSError, ValueError) as err:
         raise ModelLoadError(f"{folder}: {err}") from None
 
+
+def load_reader(folder: Path, profile: HeadProfile, engine: str, device: str, num_threads: int | None):
+    """(engine name, reader) of a model folder for a profile's heads: on the CPU its ONNX export
+    when it is current, else the numpy engine, else torch (api.Segmenter's doc says when)."""
+    from .engine import load_numpy_reader, numpy_problem
+    from .scale.workers import available_cores
+
+    check_folder(folder)
+    config = read_config(folder)
+    problem = numpy_problem(folder, config)
+    if engine == "auto" and (device != "cpu" or problem is not None):
+        engine = "torch"
+    if engine == "torch":
+        import torch
+
+        from .reader import HeadReader
+
+        if num_threads is not None:
+            torch.set_num_threads(num_threads)
+        model, vocab, num_layers = load_encoder(folder, profile.deepest_layer + 1, device)
+        profile.check_model(num_layers, model.config.num_attention_heads, where=str(folder))
+        return engine, HeadReader(model, vocab, profile.heads, device)
+    if device != "cpu":
+        raise ValueError(f"engine={engine!r} runs on the CPU; for device={device!r} use engine='torch' (or 'auto')")
+    if problem is not None and engine == "numpy":
+        raise ModelLoadError(f"{folder} cannot run on the numpy engine: {problem}; use engine='torch' (or 'auto')")
+    vocab = read_vocab(folder)
+    try:
+        layers, heads = int(config["num_hidden_layers"]), int(config["num_attention_heads"])
+        int(config["hidden_size"]), int(config["max_position_embeddings"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise ModelLoadError(f"{folder}/config.json is not a valid model config: {err!r} missing or not a number") from None
+    if profile.deepest_layer >= layers:
+        raise ModelLoadError(f"{folder}: asked for {profile.deepest_layer + 1} layers but the model has {layers}")
+    profile.check_model(layers, heads, where=str(folder))
+    if engine == "onnx":
+        from .onnx_engine import load_onnx_reader
+
+        return engine, load_onnx_reader(folder, config, vocab, profile.heads, num_threads or available_cores())
+    if engine == "auto":  # the CPU, a BERT folder: its ONNX export when there is a current one
+        from .onnx_engine import load_onnx_reader, onnx_available
+
+        if onnx_available(folder):
+            try:
+                threads = num_threads or available_cores()
+                return "onnx", load_onnx_reader(folder, config, vocab, profile.heads, threads, same_weights=True)
+            except ModelLoadError:  # another profile's heads, or stale: numpy reads the weights themselves
+                pass
+    return "numpy", load_numpy_reader(folder, config, vocab, profile.heads, num_threads or available_cores())
