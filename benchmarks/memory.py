@@ -7,8 +7,8 @@ For each size, a UTF-8 file of that many MB is made from lines drawn from the sh
 (the first 4 MB of ../shared/corpora/raw/pretrain_raw.txt; synthetic sentences without it),
 then `python -m segmenter FILE -o OUT -q` runs in a child process. Its peak resident set size
 comes from the kernel's accounting of that child alone (os.wait4 -> ru_maxrss, the same figure
-as VmHWM), so nothing of this script is counted. Size 0 is an empty file: the cost of Python,
-torch and the model with no text; the other rows should sit close to it.
+as VmHWM), so nothing of this script is counted. Size 0 is an empty file: the command line
+loads no model for empty input, so it is the cost of Python and the CLI alone.
 
 Without the embedded model (segmenter/models/default) and without --model, a small random BERT
 (2 layers, 64 wide, 256 positions, a vocabulary from the corpus) stands in: what is measured is
