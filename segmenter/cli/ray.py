@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--local-cpus", type=int, default=None, help="CPUs of the Ray started here (default: all cores)")
     parser.add_argument("--format", choices=("text", "jsonl"), default="text", help="text: words joined by -d (default); jsonl: line and words")
     parser.add_argument("-d", "--delimiter", default=" ", help="string between words in text output (default: one space)")
-    parser.add_argument("-m", "--model", default=None, help="model folder or hub name (default: the embedded model)")
+    parser.add_argument("-m", "--model", default=None, help="model folder, hub name, or a shipped model: default (the embedded one), accurate")
     parser.add_argument("-g", "--granularity", default="default", help="fine, default, coarse, or a number in [0, 1]")
     parser.add_argument("--actors", type=int, default=None, help="segmenting actors (default: as many as the CPUs or GPUs allow)")
     parser.add_argument("--cpus-per-actor", type=float, default=1.0, help="CPUs each actor reserves; also its torch threads (default: 1)")

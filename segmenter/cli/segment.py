@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files (default: stdin; '-' is stdin)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
     parser.add_argument("-d", "--delimiter", default=" ", help="string between words (default: one space)")
-    parser.add_argument("-m", "--model", default=None, help="model folder or hub name (default: the embedded model)")
+    parser.add_argument("-m", "--model", default=None, help="model folder, hub name, or a shipped model: default (the embedded one), accurate")
     parser.add_argument("-g", "--granularity", default="default", help="fine, default, coarse, or a number in [0, 1]")
     parser.add_argument("--batch-size", type=int, default=64, help="windows per forward pass (default: 64)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or mps (default: cpu)")
