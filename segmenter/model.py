@@ -18,8 +18,8 @@ from .profile import PROFILE_FILE, HeadProfile
 from .vocab import CharVocab
 
 EMBEDDED_MODEL = "embedded"
-# Other models shipped in segmenter/models, loadable by name when no folder of that name exists.
-SHIPPED_MODELS = ("accurate",)
+# Models shipped in segmenter/models, loadable by name when no folder of that name exists.
+SHIPPED_MODELS = ("default", "accurate")
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 BERT_FAMILY = ("bert", "roberta", "xlm-roberta", "electra", "camembert", "ernie")
 
