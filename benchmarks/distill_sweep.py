@@ -43,8 +43,8 @@ def train(args, size: str) -> None:
         return
     command = [sys.executable, "-m", "segmenter", "distill", "--raw", *RAW, "--out", args.out, "--name", shape,
                "--no-label", "--chars", str(args.chars), "--layers", str(layers), "--hidden", str(hidden),
-               "--minutes", minutes or str(args.minutes), "--threads", str(args.threads), "--dev", *args.dev,
-               "--dev-sentences", str(args.sentences), "-q"]
+               "--minutes", minutes or str(args.minutes), "--threads", str(args.threads), "--gold", *args.dev,
+               "--gold-sentences", str(args.sentences), "-q"]
     if args.max_label_chars:
         command += ["--max-label-chars", str(args.max_label_chars)]
     print(f"training {shape}: {shlex.join(command)}", file=sys.stderr)

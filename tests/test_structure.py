@@ -93,7 +93,7 @@ def inputs(tmp_path):
     return raw, gold
 
 
-@pytest.mark.parametrize("command", ["segment", "heads", "heads --show", "selftrain", "bench", "ray"])
+@pytest.mark.parametrize("command", ["segment", "heads", "heads --show", "selftrain", "distill", "bench", "ray"])
 @pytest.mark.parametrize("model", ["missing", "empty", "file"])
 def test_every_command_turns_a_bad_model_into_one_line(command, model, inputs, tmp_path, capsys):
     """A missing folder, a folder that is no model, a file: one line `segmenter …: error: …`, exit 2."""
@@ -107,6 +107,7 @@ def test_every_command_turns_a_bad_model_into_one_line(command, model, inputs, t
         "heads": ["heads", "-m", path, "--raw", raw, "--out", tmp_path / "p.json"],
         "heads --show": ["heads", "-m", path, "--show", "我们的国家", "--png", tmp_path / "h.png"],
         "selftrain": ["selftrain", "-m", path, "--raw", raw, "--out", tmp_path / "st"],
+        "distill": ["distill", "-m", path, "--raw", raw, "--out", tmp_path / "ds"],
         "bench": ["bench", "-m", path, "--gold", gold, "--systems", "segmenter:default", "--in-process"],
         "ray": ["ray", "-m", path, raw, tmp_path / "ray-out"],
     }[command]
@@ -146,3 +147,17 @@ def test_old_option_names_still_parse_and_stay_out_of_help(command, new, old, de
     help_text = parser.format_help()
     hidden = [flag for flag in old if flag.startswith("--") and flag not in new]
     assert "--gold-sentences" in help_text and not [f for f in hidden if re.search(re.escape(f) + r"(?![\w-])", help_text)]
+
+
+def test_distill_takes_the_shared_option_names():
+    """distill: -m the teacher (old --teacher), --gold FILE… / --gold-sentences (old --dev /
+    --dev-sentences), hidden from --help like every old name."""
+    from segmenter.cli import _parser_for
+
+    parser, _ = _parser_for("distill")
+    new = parser.parse_args(["--out", "o", "--raw", "r.txt", "-m", "t", "--gold", "a.txt", "b.txt", "--gold-sentences", "5"])
+    old = parser.parse_args(["--out", "o", "--raw", "r.txt", "--teacher", "t", "--dev", "a.txt", "b.txt", "--dev-sentences", "5"])
+    assert [(p.teacher, p.dev, p.dev_sentences) for p in (new, old)] == [("t", ["a.txt", "b.txt"], 5)] * 2
+    assert parser.parse_args(["--out", "o", "--raw", "r.txt"]).teacher == "accurate"
+    help_text = parser.format_help()
+    assert "--gold-sentences" in help_text and not re.search(r"--(dev|teacher)(?![\w-])", help_text)

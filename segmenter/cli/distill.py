@@ -4,11 +4,11 @@ Example (how segmenter/models/default was made from segmenter/models/accurate; i
   RAW="../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt"
   segmenter distill --raw $RAW --out runs/distill --chars 12000000 --label-only    # teacher labels
   segmenter distill --raw $RAW --out runs/distill --chars 12000000 --no-label \
-      --layers 2 --hidden 192 --epochs 3 --dev ../shared/corpora/gold/pku_dev.txt
+      --layers 2 --hidden 192 --epochs 3 --gold ../shared/corpora/gold/pku_dev.txt
 
 The teacher's scores are cached in OUT/labels per chunk of 500 lines: the same command again
 skips finished chunks. --label-only labels and stops (run it in the background); --no-label
-trains on the chunks already on disk. --dev files only report F1; never pass test files.
+trains on the chunks already on disk. --gold files only report F1; never pass test files.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from . import CLIError
+from .options import add_gold, add_raw, model_folder
 
 NUMERIC = {
     "chars": (int, "raw characters to label (default: 2000000)"),
@@ -32,17 +33,19 @@ NUMERIC = {
     "max_label_chars": (int, "train on at most this many labelled characters (default: all finished chunks)"),
     "lr": (float, "peak learning rate (default: 2e-3)"),
     "batch_size": (int, "windows per step (default: 64)"),
-    "dev_sentences": (int, "sentences of each --dev file (default: 500)"),
     "seed": (int, "seed of sampling and training (default: 0)"),
 }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--teacher", default=None, help="teacher model folder (default: the shipped 6-layer model, `accurate`)")
-    parser.add_argument("--raw", nargs="+", required=True, metavar="FILE", help="raw UTF-8 text, one text a line")
+    parser.add_argument("-m", "--model", dest="teacher", default="accurate", metavar="MODEL",
+                        help="the teacher: model folder, hub name or shipped model (default: accurate, the 6-layer one)")
+    parser.add_argument("--teacher", dest="teacher", help=argparse.SUPPRESS)
+    add_raw(parser, required=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder: OUT/labels and OUT/NAME (resumable)")
     parser.add_argument("--name", default="student", help="sub-folder of OUT for the student (default: student)")
-    parser.add_argument("--dev", nargs="*", default=[], metavar="FILE", help="dev gold files: report the student's and teacher's F1")
+    add_gold(parser, "dev", "dev_sentences", "report the student's and the teacher's F1", 500,
+             old="--dev", old_sentences="--dev-sentences", many=True)
     parser.add_argument("--label-only", action="store_true", help="label the raw sample and stop")
     parser.add_argument("--no-label", action="store_true", help="train on the label chunks already in OUT/labels")
     parser.add_argument("--no-pca-init", action="store_true", help="random word embeddings (default: PCA of the teacher's)")
@@ -55,23 +58,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from ..model import embedded_model_path
     from ..train.distill import DistillConfig, distill
 
-    args.teacher = args.teacher or str(embedded_model_path("accurate"))
+    teacher = str(model_folder(args.teacher))
     for path in args.raw + args.dev:
         if not Path(path).is_file():
             raise CLIError(f"{path}: no such file")
-    if not (Path(args.teacher) / "config.json").is_file():
-        raise CLIError(f"--teacher {args.teacher} is not a model folder (no config.json)")
     if args.label_only and args.no_label:
         raise CLIError("--label-only and --no-label exclude each other")
     if args.threads:
         torch.set_num_threads(args.threads)
-    given = {name: getattr(args, name) for name in NUMERIC if getattr(args, name) is not None}
+    given = {name: getattr(args, name) for name in (*NUMERIC, "dev_sentences") if getattr(args, name) is not None}
     known = {f.name for f in fields(DistillConfig)}
     config = DistillConfig(
-        teacher=args.teacher, raw=args.raw, out=args.out, name=args.name, dev=args.dev, label_only=args.label_only,
+        teacher=teacher, raw=args.raw, out=args.out, name=args.name, dev=args.dev, label_only=args.label_only,
         pca_init=not args.no_pca_init, **{k: v for k, v in given.items() if k in known},
     )
     if not 2 <= config.overlap < config.window:

@@ -23,14 +23,17 @@ def add_raw(parser: argparse.ArgumentParser, dest: str = "raw", required: bool =
 
 
 def add_gold(parser, dest: str, sentences_dest: str, use: str, sentences: int, old: str | None = None,
-             old_sentences: str | None = None) -> None:
-    """--gold FILE (what it is used for: `use`) and --gold-sentences N (default `sentences`)."""
-    parser.add_argument("--gold", dest=dest, metavar="FILE", help=f"a *dev* gold file (never a test file): {use}")
+             old_sentences: str | None = None, many: bool = False) -> None:
+    """--gold FILE (what it is used for: `use`; many: FILE…) and --gold-sentences N (default `sentences`)."""
+    files = {"nargs": "+", "default": []} if many else {}
+    parser.add_argument("--gold", dest=dest, metavar="FILE", **files,
+                        help=f"{'*dev* gold files' if many else 'a *dev* gold file'} (never a test file): {use}")
     parser.add_argument("--gold-sentences", dest=sentences_dest, type=int, default=None, metavar="N",
                         help=f"sentences of --gold used (default: {sentences})")
     for name, target in ((old, dest), (old_sentences, sentences_dest)):
         if name:
-            parser.add_argument(name, dest=target, type=int if target == sentences_dest else str, help=argparse.SUPPRESS)
+            extra = files if target == dest else {"type": int}
+            parser.add_argument(name, dest=target, help=argparse.SUPPRESS, **extra)
 
 
 def model_folder(name: str | None) -> Path:
