@@ -122,7 +122,6 @@ class Segmenter:
     ):
         check_positive_int(batch_size, "batch_size")
         check_positive_int(num_threads, "num_threads", allow_none=True)
-        check_window(DEFAULT_WINDOW if window is None else window, DEFAULT_OVERLAP if overlap is None else overlap)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
         if profile is not None and not isinstance(profile, HeadProfile):
@@ -141,12 +140,15 @@ class Segmenter:
         # cut where c > t. None: what the profile's "runtime" entry says, else "threshold".
         decode = decode if decode is not None else self.profile.runtime.get("decode", "threshold")
         self.decode, self.word_table = decode, _load_word_table(decode, self.folder)
-        self.engine, self.reader = load_reader(self.folder, self.profile, engine, self.device, num_threads)
-        self.model, self.vocab = self.reader.model, self.reader.vocab
+        # Window and overlap: the arguments, else the profile's "runtime" entry, else 254/64;
+        # checked together before the model loads (a window of 50 is fine with the profile's
+        # overlap of 32, not with the 64 of models without one).
         sizes = self.profile.runtime
         window = window if window is not None else sizes.get("window", DEFAULT_WINDOW)
         overlap = overlap if overlap is not None else sizes.get("overlap", DEFAULT_OVERLAP)
         check_window(window, overlap)
+        self.engine, self.reader = load_reader(self.folder, self.profile, engine, self.device, num_threads)
+        self.model, self.vocab = self.reader.model, self.reader.vocab
         # What is used: at most the model's positions, an overlap of at most half a window.
         self.window, self.overlap = clamp_window(window, overlap, self.reader.max_positions)
         self.user_dictionary = UserDictionary()

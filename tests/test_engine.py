@@ -101,6 +101,8 @@ def test_profile_runtime_sets_window_and_overlap(tiny_model_dir, tmp_path):
     seg = Segmenter(folder)
     assert (seg.window, seg.overlap) == (20, 6)
     assert (Segmenter(folder, window=30, overlap=8).window, Segmenter(folder, overlap=4).overlap) == (30, 4)
+    # A window alone takes the profile's overlap: (30, 6) is valid, (30, 64) would not be.
+    assert (Segmenter(folder, window=30).window, Segmenter(folder, window=30).overlap) == (30, 6)
     assert json.loads(seg.save_pretrained(tmp_path / "copy").joinpath(PROFILE_FILE).read_text())["runtime"] == {"window": 20, "overlap": 6}
     assert (Segmenter(tiny_model_dir).window, Segmenter(tiny_model_dir).overlap) == (62, 31)  # 254/64 clamped to 64 positions: overlap at most half a window
 
