@@ -33,7 +33,8 @@ TABLE_FILE = "ngrams.npz"
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
 
 
-def _codepoints(text: str) -> np.ndarray:
+def code_points(text: str) -> np.ndarray:
+    """Unicode code points of `text`, int64 (one per character, astral ones included)."""
     return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
 
 
@@ -86,7 +87,7 @@ class WordTable:
         # Counting is training-time work: its helpers load here, never when segmenting.
         from .train.ngrams import BranchingEntropy, _han_mask
 
-        codepoints = _codepoints("\n".join(texts))
+        codepoints = code_points("\n".join(texts))
         symbols = np.where(_han_mask(codepoints), codepoints, 0)  # 0: any non-Han character
         total = len(symbols)
         tables, previous = {}, None  # previous: (keys, H_r, H_l, per-position hashes) of n - 1
@@ -172,7 +173,7 @@ class WordTable:
         """(len(run), max_len) float64: A(run[i:i+L]) at [i, L-1]; NaN where the string is not
         in the table (never seen, pruned, longer than max_n, or past the end of the run)."""
         max_len = self.max_n if max_len is None else max_len
-        codepoints = _codepoints(run)
+        codepoints = code_points(run)
         out = np.full((len(run), max_len), np.nan)
         hashes = np.zeros(len(run), dtype=np.uint64)
         for n in range(1, min(max_len, self.max_n, len(run)) + 1):
@@ -184,7 +185,7 @@ class WordTable:
     def counts(self, run: str, max_len: int | None = None) -> np.ndarray:
         """(len(run), max_len) counts of run[i:i+L] in the raw text (0 where not in the table)."""
         max_len = self.max_n if max_len is None else max_len
-        codepoints = _codepoints(run)
+        codepoints = code_points(run)
         out = np.zeros((len(run), max_len))
         hashes = np.zeros(len(run), dtype=np.uint64)
         for n in range(1, min(max_len, self.max_n, len(run)) + 1):

@@ -21,6 +21,7 @@ from typing import Iterable
 import numpy as np
 
 from ..text import HAN_CLASS
+from ..wordstats import code_points
 
 _HAN_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F), (0x3007, 0x3007), (0x25CB, 0x25CB)]
 assert "\u3007" in HAN_CLASS and "\u25cb" in HAN_CLASS  # the same Han definition as text.py
@@ -31,10 +32,6 @@ def _han_mask(codepoints: np.ndarray) -> np.ndarray:
     for lo, hi in _HAN_RANGES:
         mask |= (codepoints >= lo) & (codepoints <= hi)
     return mask
-
-
-def _codepoints(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
 
 
 class BranchingEntropy:
@@ -56,7 +53,7 @@ class BranchingEntropy:
     @classmethod
     def from_texts(cls, texts: Iterable[str], max_n: int = 4) -> "BranchingEntropy":
         """Count n-grams (n <= max_n) of Han characters; lines are separated, never joined."""
-        codepoints = _codepoints("\n".join(texts))
+        codepoints = code_points("\n".join(texts))
         han = _han_mask(codepoints)
         chars, ids = np.unique(np.where(han, codepoints, 0), return_inverse=True)
         if chars[0] != 0:  # no separator at all: make id 0 mean "separator" anyway
@@ -119,7 +116,7 @@ class BranchingEntropy:
 
     # -- features ---------------------------------------------------------------------------
     def _ids(self, text: str) -> np.ndarray:
-        codepoints = _codepoints(text)
+        codepoints = code_points(text)
         index = np.searchsorted(self.chars, codepoints)
         index = np.clip(index, 0, max(len(self.chars) - 1, 0))
         known = (self.chars[index] == codepoints) if len(self.chars) else np.zeros(len(codepoints), bool)
