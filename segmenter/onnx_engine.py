@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 
 from .engine import SLICE_TOKENS, scores_from_logits
 from .errors import ModelLoadError
+from .files import atomic_path
 from .reader import WindowReader, batch_ids
 from .vocab import CharVocab
 
@@ -81,21 +83,27 @@ def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
 
     import onnx
 
-    fp32 = path.with_suffix(".fp32.tmp") if int8 else path
+    # The graph is written beside `path` first and moved onto it complete, with its metadata:
+    # a killed export never leaves a model.onnx that engine="auto" could take.
+    exported = path.with_name(f".{path.name}.export")
     ids = torch.full((2, 16), segmenter.vocab.cls_id, dtype=torch.long)
-    with torch.inference_mode():
-        torch.onnx.export(
-            Logits().eval(), (ids, torch.ones_like(ids)), str(fp32), dynamo=False, opset_version=17,
-            input_names=["input_ids", "attention_mask"], output_names=["logits"],
-            dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
-                          "logits": {0: "batch", 2: "tokens", 3: "tokens"}},
-        )
-    if int8:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
+    try:
+        with torch.inference_mode():
+            torch.onnx.export(
+                Logits().eval(), (ids, torch.ones_like(ids)), str(exported), dynamo=False, opset_version=17,
+                input_names=["input_ids", "attention_mask"], output_names=["logits"],
+                dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
+                              "logits": {0: "batch", 2: "tokens", 3: "tokens"}},
+            )
+        if int8:
+            from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8)
-        fp32.unlink()
-    graph = onnx.load(str(path))
+            quantized = path.with_name(f".{path.name}.int8")
+            quantize_dynamic(str(exported), str(quantized), weight_type=QuantType.QInt8)
+            os.replace(quantized, exported)
+        graph = onnx.load(str(exported))
+    finally:
+        exported.unlink(missing_ok=True)
     if not int8:
         store_float16(graph)
     entry = graph.metadata_props.add()
@@ -103,7 +111,8 @@ def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
     if (segmenter.folder / "model.safetensors").is_file():
         entry = graph.metadata_props.add()
         entry.key, entry.value = WEIGHTS_KEY, weights_fingerprint(segmenter.folder)
-    onnx.save(graph, str(path))
+    with atomic_path(path) as temporary:
+        onnx.save(graph, str(temporary))
     return path
 
 
@@ -187,13 +196,13 @@ def load_onnx_reader(
     if importlib.util.find_spec("onnxruntime") is None:
         raise ModelLoadError("engine='onnx' needs onnxruntime: pip install onnxruntime")
     reader = OnnxReader(path, vocab, heads, int(config["max_position_embeddings"]), threads)
-    session = reader.session
-    exported = json.loads(session.get_modelmeta().custom_metadata_map.get(HEADS_KEY, "[]"))
+    meta = reader.session.get_modelmeta().custom_metadata_map
+    exported = json.loads(meta.get(HEADS_KEY, "[]"))
     if [tuple(h) for h in exported] != list(heads):
         raise ModelLoadError(
             f"{path} was exported for heads {[tuple(h) for h in exported]} but the profile reads {list(heads)}; "
             f"export it again: `segmenter export-onnx --model {folder}`"
         )
-    if same_weights and session.get_modelmeta().custom_metadata_map.get(WEIGHTS_KEY) != weights_fingerprint(folder):
+    if same_weights and meta.get(WEIGHTS_KEY) != weights_fingerprint(folder):
         raise ModelLoadError(f"{path} was not exported from {folder}/model.safetensors: export it again")
     return reader
