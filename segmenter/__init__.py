@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator
 
+from .conventions import Conventions
 from .errors import ModelLoadError
 from .profile import HeadProfile
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 __all__ = [
-    "Segmenter", "HeadProfile", "ModelLoadError", "default_segmenter", "segment", "segment_levels",
+    "Segmenter", "HeadProfile", "Conventions", "ModelLoadError", "default_segmenter", "segment", "segment_levels",
     "cut", "lcut", "cut_for_search", "lcut_for_search", "tokenize",
     "add_word", "del_word", "suggest_freq", "load_userdict", "get_FREQ", "initialize",
 ]

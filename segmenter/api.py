@@ -19,6 +19,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from .dictionary import UserDictionary
+from .conventions import DEFAULT_CONVENTIONS, Conventions
 from .junctions import TextPlan, score_texts as _score_texts, word_ends
 from .model import ModelLoadError, load_reader, read_profile, resolve_model_folder
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
@@ -104,6 +105,9 @@ class Segmenter:
     decode: "threshold" cuts where the combined score passes the granularity's threshold;
     "words" decodes whole words with the folder's n-gram table (decoding.py); None takes the
     profile's "runtime" entry (the embedded models say "words"), else "threshold".
+    conventions: the rules of numbers, dates and counts that no head can learn (conventions.py:
+    a full-width number takes its unit, １９９７年; finer than default, 一|个; coarser, whole
+    dates); None: no rules, the heads and the word table alone.
     """
 
     def __init__(
@@ -119,11 +123,15 @@ class Segmenter:
         overlap: int | None = None,
         engine: str = "auto",
         decode: str | None = None,
+        conventions: Conventions | None = DEFAULT_CONVENTIONS,
     ):
         check_positive_int(batch_size, "batch_size")
         check_positive_int(num_threads, "num_threads", allow_none=True)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+        if conventions is not None and not isinstance(conventions, Conventions):
+            raise TypeError(f"conventions must be a segmenter.Conventions or None (no rules), got {type(conventions).__name__}")
+        self.conventions = conventions
         if profile is not None and not isinstance(profile, HeadProfile):
             raise TypeError(f"profile must be a HeadProfile or None, got {type(profile).__name__}")
         self.granularity = granularity_value(granularity)
@@ -179,9 +187,11 @@ class Segmenter:
         return _score_texts(self.reader, texts, self.window, self.overlap, batch_size or self.batch_size, show_progress)
 
 
-    def _tokens_batch(self, plans: list[TextPlan], threshold: float) -> list[list[tuple[str, int, int]]]:
-        """(word, start, end) of each plan's text at one threshold; word decoding (decoding.py)
-        runs on all the plans at once."""
+    def _tokens_batch(self, plans: list[TextPlan], granularity) -> list[list[tuple[str, int, int]]]:
+        """(word, start, end) of each plan's text at one granularity (its threshold, its
+        conventions); word decoding (decoding.py) runs on all the plans at once."""
+        level = granularity_value(granularity)
+        threshold = self.profile.threshold(level)
         combined = [self.profile.combine(plan.scores) if len(plan.junctions) else None for plan in plans]
         if self.word_table is not None:
             from .decoding import WordDecoding, cut_junctions_batch
@@ -193,7 +203,7 @@ class Segmenter:
         batch = []
         for plan, scores in zip(plans, combined):
             start, tokens = 0, []
-            for end in word_ends(plan, scores, threshold, self.user_dictionary).tolist():
+            for end in word_ends(plan, scores, threshold, self.user_dictionary, self.conventions, level).tolist():
                 tokens.append((plan.text[start:end], start, end))
                 start = end
             batch.append(tokens)
@@ -207,14 +217,14 @@ class Segmenter:
         300 pku_dev sentences); _nest then leaves a crossing fine token out of the coarse word's
         parts, and every level still tiles the text."""
         plan = self.score_texts([check_text(text)], show_progress=False)[0]
-        return [self._tokens_batch([plan], self.profile.threshold(g))[0] for g in granularities]
+        return [self._tokens_batch([plan], g)[0] for g in granularities]
 
     # -- public API -------------------------------------------------------------------------
     def tokenize_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None):
         texts = self._check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
-        threshold = self.profile.threshold(self.granularity if granularity is None else granularity)
-        return self._tokens_batch(self.score_texts(texts, batch_size, show_progress), threshold)
+        level = self.granularity if granularity is None else granularity
+        return self._tokens_batch(self.score_texts(texts, batch_size, show_progress), level)
 
     def segment_levels(self, text: str, coarse="coarse", fine="fine") -> list[tuple[str, list[str]]]:
         """Coarse words, each with its fine sub-words (like jieba's search mode, from the heads):

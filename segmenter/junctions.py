@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from .conventions import apply_conventions
 from .reader import WindowReader, progress_enabled
 from .text import HAN_CLASS, make_windows, split_runs
 from .windows import OVERLAP, WINDOW, clamp_window
@@ -90,17 +91,20 @@ def read_junction_scores(
         plan.scores[:, lo:hi] = scores[:, plan.junctions[lo:hi] - start]
 
 
-def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float, dictionary=None) -> np.ndarray:
+def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float, dictionary=None, conventions=None, granularity: float = 0.5) -> np.ndarray:
     """Sorted end offsets of the words of plan.text (the last is len(text)).
 
     Every run ends a word (text.py's rules); inside Han runs a junction is cut where its
-    combined score is above the threshold. `combined` has one score per junction. A user
-    dictionary (dictionary.py) then overrides both: its words are neither split nor merged.
+    combined score is above the threshold. `combined` has one score per junction. The
+    conventions of numbers and counts at `granularity` (conventions.py) move a few ends; a
+    user dictionary (dictionary.py) then overrides all: its words are neither split nor merged.
     """
     ends = [run.end for run in plan.runs]
     if len(plan.junctions):
         ends.extend((plan.positions[plan.junctions[combined > threshold]] + 1).tolist())
     ends = np.unique(np.asarray(ends, dtype=np.int64))
+    if conventions is not None:
+        ends = apply_conventions(plan.text, plan.runs, ends, conventions, granularity)
     if dictionary is not None and len(dictionary):
         ends = dictionary.apply(plan.text, ends, boundary_scores(plan, combined))
     return ends

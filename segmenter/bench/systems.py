@@ -96,15 +96,18 @@ def _version(distribution: str) -> str:
 
 
 # -- segmenter ------------------------------------------------------------------------------
-def _granularity_setting(granularity: str) -> Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]:
+def _granularity_setting(granularity: str, conventions: bool = True) -> Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]:
     def build(config: BenchConfig, corpus: CorpusRun):
         from segmenter.api import Segmenter
+        from segmenter.conventions import DEFAULT_CONVENTIONS
 
         seg = Segmenter(
             config.model, granularity=granularity, device=config.device,
             batch_size=config.batch_size, num_threads=config.threads,
+            conventions=DEFAULT_CONVENTIONS if conventions else None,
         )
-        about = (f"unsupervised, granularity {granularity}; model {seg.folder.name}, head profile: {seg.profile.source}; "
+        rules = "with the conventions of numbers and counts" if conventions else "no conventions (heads and word table only)"
+        about = (f"unsupervised, granularity {granularity}, {rules}; model {seg.folder.name}, head profile: {seg.profile.source}; "
                  f"{seg.engine} engine")
 
         def segment(texts):
@@ -129,20 +132,20 @@ def _dev_file(corpus: CorpusRun) -> Path:
 
 
 def _calibrated_setting(config: BenchConfig, corpus: CorpusRun):
-    """A profile fitted on the first CALIBRATION_SENTENCES sentences of the corpus's dev file."""
+    """The best of the model's own levels and a profile fitted on the first
+    CALIBRATION_SENTENCES sentences of the corpus's dev file (head_discovery.calibrated_choice:
+    never below the default on those sentences)."""
     from segmenter.corpus import read_gold
-    from segmenter.train.head_discovery import calibrate
-    from segmenter.model import load_encoder, resolve_model_folder
+    from segmenter.train.head_discovery import calibrated_choice
     from segmenter.api import Segmenter
 
     dev = _dev_file(corpus)
-    folder = resolve_model_folder(config.model)
-    model, vocab, _ = load_encoder(folder)
     source = f"calibrated on {dev.name} ({CALIBRATION_SENTENCES} sentences)"
-    profile = calibrate(model, vocab, read_gold(dev, CALIBRATION_SENTENCES), source=source)
-    del model
-    seg = Segmenter(config.model, profile=profile, device=config.device, batch_size=config.batch_size, num_threads=config.threads)
-    return (lambda texts: seg.segment_batch(texts, show_progress=False)), f"{source}; model {seg.folder.name}"
+    profile, granularity, _ = calibrated_choice(config.model, read_gold(dev, CALIBRATION_SENTENCES), source, device=config.device)
+    seg = Segmenter(config.model, profile=profile, granularity=granularity, device=config.device, batch_size=config.batch_size, num_threads=config.threads)
+    segment = lambda texts: seg.segment_batch(texts, show_progress=False)  # noqa: E731
+    segment.set_threads = lambda count: _set_threads(seg, count)
+    return segment, f"{profile.source}, granularity {granularity}; model {seg.folder.name}"
 
 
 def _oracle_setting(config: BenchConfig, corpus: CorpusRun):
@@ -177,6 +180,7 @@ SEGMENTER_SETTINGS: dict[str, Callable[[BenchConfig, CorpusRun], tuple[SegmentFn
     "default": _granularity_setting("default"),
     "fine": _granularity_setting("fine"),
     "coarse": _granularity_setting("coarse"),
+    "plain": _granularity_setting("default", conventions=False),
     "calibrated": _calibrated_setting,
     "oracle": _oracle_setting,
 }

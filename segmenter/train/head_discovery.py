@@ -133,3 +133,41 @@ def oracle(sample: JunctionSample, heads_in_profile: list[tuple[int, int]], gold
 def _spans(words: list[str]) -> set[tuple[int, int]]:
     ends = np.cumsum([len(w) for w in words])
     return set(zip((ends - [len(w) for w in words]).tolist(), ends.tolist()))
+
+
+def calibrated_choice(folder, sentences: list[list[str]], source: str, max_heads: int = 12, **segmenter_options) -> tuple[HeadProfile, str, dict]:
+    """The calibrated setting, never below the default on the sentences that calibrate.
+
+    Candidates: the folder's own profile at each named granularity (its threshold and its
+    conventions: fine is PKU/UD-like, coarse MSR-like), and a profile fitted on the gold
+    boundaries of `sentences` (calibrate(); it keeps the folder's runtime entry, so word
+    decoding still runs). The one with the best word F1 on `sentences` wins; a tie keeps the
+    folder's default. Returns (profile, granularity name, {candidate: F1}).
+    """
+    from dataclasses import replace
+
+    from ..api import Segmenter
+    from ..bench.evaluation import score
+    from ..model import load_encoder, read_profile, resolve_model_folder
+
+    folder = resolve_model_folder(folder)
+    own = read_profile(folder)
+    texts = ["".join(words) for words in sentences]
+    candidates: list[tuple[str, HeadProfile, str]] = [(name, own, name) for name in ("default", "fine", "coarse")] if own else []
+    model, vocab, _ = load_encoder(folder)
+    try:
+        fitted = calibrate(model, vocab, sentences, source, max_heads)
+        candidates.append(("fitted heads", replace(fitted, runtime=dict(own.runtime) if own else {}), "default"))
+    except ValueError:  # one-word sentences only: no boundaries to fit, the named levels remain
+        pass
+    del model
+    results, best = {}, None
+    for label, profile, granularity in candidates:
+        segmenter = Segmenter(folder, profile=profile, granularity=granularity, **segmenter_options)
+        results[label] = score(sentences, segmenter.segment_batch(texts, show_progress=False)).F1
+        if best is None or results[label] > results[best[0]]:  # strictly better: ties keep the earlier (default first)
+            best = (label, profile, granularity)
+    if best is None:
+        raise ValueError(f"{folder} has no head profile and the sentences could not calibrate one")
+    label, profile, granularity = best
+    return replace(profile, source=f"{source}: {label}"), granularity, results

@@ -1,0 +1,81 @@
+"""Conventions no head can learn: how a segmentation standard writes numbers, dates and counts.
+
+The heads read one junction between two Han characters at a time, so a number written in
+digits (a rule's run, text.py) never joins a Han character, and nothing in raw text says
+whether 一个 is one word: that is a decision of the standard, not of the language.
+
+    number + unit   １９９７年 ２月 ５日 ３０万 ２亿     PKU and MSR: one word      UD: 1996 年
+    date            １９９７年２月５日                  MSR: one word              PKU: three
+    count           一 个, 两 国, 这 一                  PKU, UD: apart              MSR: 一个
+
+So the rules follow the granularity: at every level a number written in **full-width** digits
+takes the unit after it (the SIGHAN corpora, typeset the way mainland print is, write dates
+with full-width digits and join them; UD writes ASCII digits and keeps them apart, so ASCII
+digits are left alone); finer than the default, a numeral splits from its classifier
+(PKU-like, UD-like); coarser, a date's parts join (MSR-like). Chosen on the dev files
+(benchmarks/results/conventions_dev.md: each rule's effect on pku_dev, msr_dev and ud_dev);
+Segmenter(conventions=None) turns them all off, which is the heads-and-raw-text-only setting.
+
+A rule moves word ends inside the words the decoder chose; a user dictionary (dictionary.py)
+still wins over it, and the words still join back to the text.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .text import Run
+
+DEFAULT_GRANULARITY = 0.5  # profile.GRANULARITY_NAMES["default"]; finer levels split counts, coarser join dates
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """Which rules run, and on what. Empty strings turn a rule off."""
+
+    units: str = "年月日号时分秒万亿"  # a full-width number takes the first of these after it
+    ascii_digits: bool = False  # True: numbers in ASCII digits take their unit too
+    date_units: str = "年月日号时分"  # coarse: number+unit words in a row make one date
+    numerals: str = "一二三四五六七八九十两几这那每各某哪半"  # fine: these, then a classifier, split
+    classifiers: str = "个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步"
+
+    def __post_init__(self):
+        for name in ("units", "date_units", "numerals", "classifiers"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"Conventions.{name} must be a str of characters, got {type(getattr(self, name)).__name__}")
+
+
+def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions, granularity: float) -> np.ndarray:
+    """Word ends of `text` (sorted, the last is len(text)) after the rules of `granularity`
+    (a number in [0, 1]: below the default, counts split; above it, dates join)."""
+    ends = set(ends.tolist())
+    dates: list[tuple[int, int]] = []  # (start, end) of the number+unit words, for the date rule
+    if conventions.units:
+        digits = _ASCII_OR_FULL if conventions.ascii_digits else _FULL_WIDTH
+        for run, after in zip(runs, runs[1:]):
+            if run.kind == "number" and after.kind == "han" and after.start == run.end and text[run.end] in conventions.units:
+                if digits.fullmatch(text, run.start, run.end):
+                    ends.discard(run.end)  # the unit joins the number ...
+                    ends.add(run.end + 1)  # ... and only the unit: "１９９７年|底"
+                    if text[run.end] in conventions.date_units:
+                        dates.append((run.start, run.end + 1))
+    if granularity > DEFAULT_GRANULARITY and dates:
+        for (_, end), (start, _) in zip(dates, dates[1:]):
+            if end == start:  # １９９７年 then ２月 with nothing between: one date
+                ends.discard(end)
+    ordered = np.array(sorted(ends), dtype=np.int64)
+    if granularity < DEFAULT_GRANULARITY and conventions.numerals and conventions.classifiers:
+        starts = np.concatenate([[0], ordered[:-1]])
+        cuts = [end - 1 for start, end in zip(starts.tolist(), ordered.tolist())
+                if 2 <= end - start <= 3 and text[end - 1] in conventions.classifiers
+                and all(c in conventions.numerals for c in text[start : end - 1])]
+        if cuts:
+            ordered = np.union1d(ordered, np.array(cuts, dtype=np.int64))
+    return ordered
+
+
+DEFAULT_CONVENTIONS = Conventions()
+_FULL_WIDTH = re.compile(r"[\uff10-\uff19]+(?:[\uff0e\uff1a][\uff10-\uff19]+)*")  # １９９７, ３．５
+_ASCII_OR_FULL = re.compile(r"[0-9\uff10-\uff19]+(?:[.:\uff0e\uff1a][0-9\uff10-\uff19]+)*")
