@@ -203,7 +203,7 @@ class Segmenter:
         batch = []
         for plan, scores in zip(plans, combined):
             start, tokens = 0, []
-            for end in word_ends(plan, scores, threshold, self.user_dictionary, self.conventions, level).tolist():
+            for end in word_ends(plan, scores, threshold, self.user_dictionary, self.conventions, level, self.word_table).tolist():
                 tokens.append((plan.text[start:end], start, end))
                 start = end
             batch.append(tokens)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .text import Run
+from .text import HAN_CLASS, Run
 
 DEFAULT_GRANULARITY = 0.5  # profile.GRANULARITY_NAMES["default"]; finer levels split counts, coarser join dates
 
@@ -38,18 +38,22 @@ class Conventions:
     units: str = "年月日号时分秒万亿"  # a full-width number takes the first of these after it
     ascii_digits: bool = False  # True: numbers in ASCII digits take their unit too
     date_units: str = "年月日号时分"  # coarse: number+unit words in a row make one date
+    suffixes: str = "社部化院县员界业率厂制力"  # default and coarser: a two-character word takes one of these
+    coarse_suffixes: str = "会性者市省局区队国团"  # coarser only (UD keeps these apart: 上海 市, 中国 队)
     numerals: str = "一二三四五六七八九十两几这那每各某哪半"  # fine: these, then a classifier, split
     classifiers: str = "个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步"
 
     def __post_init__(self):
-        for name in ("units", "date_units", "numerals", "classifiers"):
+        for name in ("units", "date_units", "suffixes", "coarse_suffixes", "numerals", "classifiers"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"Conventions.{name} must be a str of characters, got {type(getattr(self, name)).__name__}")
 
 
-def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions, granularity: float) -> np.ndarray:
+def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions, granularity: float, word_table=None) -> np.ndarray:
     """Word ends of `text` (sorted, the last is len(text)) after the rules of `granularity`
-    (a number in [0, 1]: below the default, counts split; above it, dates join)."""
+    (a number in [0, 1]: below the default, counts split; from the default up, suffixes join;
+    above it, dates join). word_table (wordstats.WordTable): a suffix joins only where the
+    three characters are a string of the raw text with autonomy >= 0; None: wherever it follows."""
     ends = set(ends.tolist())
     dates: list[tuple[int, int]] = []  # (start, end) of the number+unit words, for the date rule
     if conventions.units:
@@ -66,6 +70,9 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
             if end == start:  # １９９７年 then ２月 with nothing between: one date
                 ends.discard(end)
     ordered = np.array(sorted(ends), dtype=np.int64)
+    suffixes = conventions.suffixes + (conventions.coarse_suffixes if granularity > DEFAULT_GRANULARITY else "")
+    if granularity >= DEFAULT_GRANULARITY and suffixes:
+        ordered = _join_suffixes(text, ordered, suffixes, word_table)
     if granularity < DEFAULT_GRANULARITY and conventions.numerals and conventions.classifiers:
         starts = np.concatenate([[0], ordered[:-1]])
         cuts = [end - 1 for start, end in zip(starts.tolist(), ordered.tolist())
@@ -76,6 +83,27 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
     return ordered
 
 
+def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np.ndarray:
+    """A two-character Han word followed by a one-character word from `suffixes` becomes one
+    word (经营|者 -> 经营者, 浙江|省 -> 浙江省), left to right: the joined word takes no second."""
+    starts = np.concatenate([[0], ends[:-1]])
+    lengths = ends - starts
+    candidates = [k for k in range(1, len(ends)) if lengths[k] == 1 and lengths[k - 1] == 2 and text[starts[k]] in suffixes
+                  and _HAN.fullmatch(text, starts[k - 1], ends[k])]
+    if not candidates:
+        return ends
+    autonomy = word_table.autonomy(text, 3)[:, 2] if word_table is not None else None
+    drop, last = [], -2
+    for k in candidates:
+        if k - 1 == last:  # the word before was itself just joined
+            continue
+        if autonomy is None or autonomy[starts[k - 1]] >= 0:  # NaN (unknown string) is not >= 0
+            drop.append(k - 1)
+            last = k
+    return np.delete(ends, drop)
+
+
 DEFAULT_CONVENTIONS = Conventions()
 _FULL_WIDTH = re.compile(r"[\uff10-\uff19]+(?:[\uff0e\uff1a][\uff10-\uff19]+)*")  # １９９７, ３．５
+_HAN = re.compile(f"[{HAN_CLASS}]+")
 _ASCII_OR_FULL = re.compile(r"[0-9\uff10-\uff19]+(?:[.:\uff0e\uff1a][0-9\uff10-\uff19]+)*")

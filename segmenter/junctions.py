@@ -91,7 +91,7 @@ def read_junction_scores(
         plan.scores[:, lo:hi] = scores[:, plan.junctions[lo:hi] - start]
 
 
-def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float, dictionary=None, conventions=None, granularity: float = 0.5) -> np.ndarray:
+def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float, dictionary=None, conventions=None, granularity: float = 0.5, word_table=None) -> np.ndarray:
     """Sorted end offsets of the words of plan.text (the last is len(text)).
 
     Every run ends a word (text.py's rules); inside Han runs a junction is cut where its
@@ -104,7 +104,7 @@ def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float, dic
         ends.extend((plan.positions[plan.junctions[combined > threshold]] + 1).tolist())
     ends = np.unique(np.asarray(ends, dtype=np.int64))
     if conventions is not None:
-        ends = apply_conventions(plan.text, plan.runs, ends, conventions, granularity)
+        ends = apply_conventions(plan.text, plan.runs, ends, conventions, granularity, word_table)
     if dictionary is not None and len(dictionary):
         ends = dictionary.apply(plan.text, ends, boundary_scores(plan, combined))
     return ends
