@@ -9,9 +9,13 @@ checks it against the weights) and adapting costs seconds: counting is ~1 s per 
 
 The recipe was chosen on dev files only (raw = a dev file with its spaces removed, scored on
 the same dev file; benchmarks/adapt.py writes the figures): adding the domain's missing strings
-helped a little on msr_dev; replacing the shipped autonomies by the domain's, or averaging them,
-was worse than the shipped table alone. A tiny text (ud_gsdsimp_dev, 20 k characters) gives
+helped a little on msr_dev; replacing the shipped autonomies by the domain's, or using the domain's
+table alone, was worse than the shipped table alone. A tiny text (ud_gsdsimp_dev, 20 k characters) gives
 noisy entropies for strings seen 2-3 times, and they cost F1 there, hence AUTO_MIN_COUNT.
+On the test files the effect is within a tenth of a point (benchmarks/results/adapt.md).
+Fine-tuning the weights on the adapted model's own word-decoded cuts (self-training, a few
+minutes on msr_dev's text) was tried too and did not beat the table alone on dev, so it is not
+part of `adapt`.
 
 The adapted folder is a copy of the model folder (every file, as Segmenter.save_pretrained
 copies them) with the new ngrams.npz, a profile whose `source` and `extra["adapt"]` say what was

@@ -200,8 +200,8 @@ class WordTable:
         times or more (segmenter adapt: this = the model's table, other = the user's text).
 
         Where both have a string, this table's autonomy stays: it was estimated on far more
-        text, and on dev overriding it with the domain's (or averaging the two, weighted by the
-        domain count) was worse than keeping it (benchmarks/results/adapt.md). Counts: other's
+        text, and on dev overriding it with the domain's was worse than keeping it
+        (benchmarks/results/adapt_dev.md). Counts: other's
         for the strings it brought, this table's (0 when saved without counts) for the rest."""
         tables = {}
         for n in sorted(set(self.tables) | set(other.tables)):

@@ -41,8 +41,10 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--min-count must be at least 1, got {args.min_count}")
     if Path(args.out).expanduser().resolve() == folder.resolve():
         raise CLIError(f"--out {args.out} is the model folder itself; choose a new folder")
-    command = "segmenter " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["adapt"] else ""
-    result = adapt(folder, args.raw, args.out, min_count=args.min_count, command=command or f"segmenter adapt --raw {' '.join(args.raw)} --out {args.out}")
+    # The command line as typed, for the profile and the model card (main(argv) in a test: rebuilt).
+    typed = sys.argv[1:] if sys.argv[1:2] == ["adapt"] else ["adapt", "--raw", *args.raw, "--out", args.out]
+    command = "segmenter " + " ".join(shlex.quote(str(a)) for a in typed)
+    result = adapt(folder, args.raw, args.out, min_count=args.min_count, command=command)
     if not args.quiet:
         minutes_per_million = result.seconds / 60 / max(result.chars, 1) * 1e6
         print(f"wrote {result.folder}: {result.added:,} n-grams added (seen >= {result.min_count} times) to the "
