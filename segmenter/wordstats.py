@@ -193,3 +193,25 @@ class WordTable:
             keys, _, counts = self.tables[n]
             out[: len(hashes), n - 1] = _lookup(keys, counts, hashes, missing=0.0)
         return out
+
+    # -- adaptation -------------------------------------------------------------------------
+    def combined_with(self, other: "WordTable", min_count: int = 1) -> "WordTable":
+        """This table, plus the strings of `other` that it lacks and `other` saw `min_count`
+        times or more (segmenter adapt: this = the model's table, other = the user's text).
+
+        Where both have a string, this table's autonomy stays: it was estimated on far more
+        text, and on dev overriding it with the domain's was worse than keeping it
+        (benchmarks/results/adapt_dev.md). Counts: other's
+        for the strings it brought, this table's (0 when saved without counts) for the rest."""
+        tables = {}
+        for n in sorted(set(self.tables) | set(other.tables)):
+            empty = (np.zeros(0, np.uint64), np.zeros(0, np.float16), np.zeros(0, np.uint32))
+            keys, autonomy, counts = self.tables.get(n, empty)
+            okeys, oautonomy, ocounts = other.tables.get(n, empty)
+            new = (ocounts >= min_count) & ~np.isin(okeys, keys)
+            merged = np.concatenate([keys, okeys[new]])
+            order = np.argsort(merged, kind="stable")
+            tables[n] = (merged[order], np.concatenate([autonomy, oautonomy[new]])[order],
+                         np.concatenate([counts, ocounts[new]]).astype(np.uint32)[order])
+        info = {"chars": self.info.get("chars", 0) + other.info.get("chars", 0), "min_count": self.info.get("min_count", 0)}
+        return WordTable(tables, info)

@@ -35,6 +35,7 @@ COMMANDS = {
     "ngrams": ("ngrams", "count word statistics of raw text for word-level decoding (ngrams.npz)"),
     "distill": ("distill", "distil a small fast student from a model, on raw text it labels"),
     "ray": ("ray", "segment files on Ray (local cores or a cluster), one output per input, lines in order"),
+    "adapt": ("adapt", "adapt a model to your raw text, without labels (its word table learns your domain's words)"),
     "export-onnx": ("export_onnx", "export a model's reader graph to model.onnx for engine='onnx' (onnxruntime)"),
 }
 

@@ -1,0 +1,154 @@
+"""Adapt a model to a user's own raw text, without labels: `segmenter adapt -m MODEL --raw FILE… --out DIR`.
+
+What changes is the word table that word-level decoding reads (decoding.py, wordstats.py):
+the n-grams of the user's text are counted like the shipped table's, and the strings the model's
+table lacks (a domain's names, terms, idioms, seen at least `min_count` times) are added with
+their autonomy; the shipped autonomies stay where the model's table has the string. The weights
+and the head profile's numbers are untouched, so a folder's model.onnx stays valid (the loader
+checks it against the weights) and adapting costs seconds: counting is ~1 s per 400 k characters.
+
+The recipe was chosen on dev files only (raw = a dev file with its spaces removed, scored on
+the same dev file; benchmarks/adapt.py writes the figures): adding the domain's missing strings
+helped a little on msr_dev; replacing the shipped autonomies by the domain's, or using the domain's
+table alone, was worse than the shipped table alone. A tiny text (ud_gsdsimp_dev, 20 k characters) gives
+noisy entropies for strings seen 2-3 times, and they cost F1 there, hence AUTO_MIN_COUNT.
+On the test files the effect is within a tenth of a point (benchmarks/results/adapt.md).
+Fine-tuning the weights on the adapted model's own word-decoded cuts (self-training, a few
+minutes on msr_dev's text) was tried too and did not beat the table alone on dev, so it is not
+part of `adapt`.
+
+The adapted folder is a copy of the model folder (every file, as Segmenter.save_pretrained
+copies them) with the new ngrams.npz, a profile whose `source` and `extra["adapt"]` say what was
+done, and a note at the end of MODEL_CARD.md when the folder has one. It is written beside the
+target and renamed onto it, so a failed run leaves no half folder.
+"""
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .corpus import iter_raw_lines
+from .model import check_folder, embedded_model_path, read_profile, resolve_model_folder
+from .profile import PROFILE_FILE
+from .text import HAN_RE
+from .wordstats import TABLE_FILE, WordTable
+
+# (Han characters of the raw text at least, min_count): strings seen this often are added. Dev:
+# msr_dev (420 k) best at 2; ud_gsdsimp_dev (20 k) lost F1 below 5 and was unchanged from 5 up.
+AUTO_MIN_COUNT = ((100_000, 2), (0, 5))
+CARD_FILE = "MODEL_CARD.md"
+
+
+def auto_min_count(han_chars: int) -> int:
+    return next(count for least, count in AUTO_MIN_COUNT if han_chars >= least)
+
+
+@dataclass
+class AdaptResult:
+    folder: Path
+    base: Path
+    chars: int  # characters of the raw lines read
+    han_chars: int  # Han characters among them (what the table counts)
+    min_count: int
+    added: int  # n-grams added to the model's table
+    table_size: int
+    seconds: float
+
+
+def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_count: int | None = None,
+          max_n: int | None = None, command: str = "") -> AdaptResult:
+    """Write `out`: the model folder (None: the embedded default; a shipped name; a folder)
+    adapted to the raw files (one text a line). min_count None: AUTO_MIN_COUNT by the text's size."""
+    started = time.perf_counter()
+    base = resolve_model_folder(model)
+    check_folder(base)
+    profile = read_profile(base)
+    if profile is None:
+        raise ValueError(f"{base} has no head profile ({PROFILE_FILE}); create one with `segmenter heads` first")
+    if not raw:
+        raise ValueError("adapt needs raw text: --raw FILE…")
+    for path in raw:
+        if not Path(path).is_file():
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+    out = Path(out).expanduser()
+    if not str(out) or out.resolve() == base.resolve():
+        raise ValueError(f"--out must be a new folder, not the model folder itself ({base})")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"--out {out} exists and is not an empty folder; choose a new folder")
+    if min_count is not None and (not isinstance(min_count, int) or min_count < 1):
+        raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
+
+    lines = list(iter_raw_lines(raw))
+    if not any(HAN_RE.search(line) for line in lines):
+        raise ValueError(f"the raw text ({', '.join(map(str, raw))}) holds no Han characters: nothing to adapt to")
+    shipped = WordTable.load(base) if (base / TABLE_FILE).is_file() else None
+    max_n = max_n or (shipped.max_n if shipped is not None else 6)
+    # min_count=1 here: pruning happens in the combination, so the count rule is in one place.
+    domain = WordTable.from_texts(lines, max_n=max_n, min_count=1)
+    han_chars = int(domain.info["chars"])
+    min_count = min_count or auto_min_count(han_chars)
+    # A folder without a table gets the domain's alone (and word decoding, below).
+    table = domain.pruned(min_count) if shipped is None else shipped.combined_with(domain, min_count)
+    added = len(table) - (len(shipped) if shipped is not None else 0)
+
+    chars = sum(map(len, lines))
+    seconds = time.perf_counter() - started
+    record = {
+        "base": _model_name(base), "raw": [str(p) for p in raw], "chars": chars, "han_chars": han_chars,
+        "min_count": min_count, "max_n": max_n, "added_ngrams": added,
+        "recipe": "model's table + the raw text's n-grams it lacks, seen >= min_count times",
+        "seconds": round(seconds, 1), "command": command,
+    }
+    adapted = replace(
+        profile, source=f"{profile.source}; word table adapted to {chars:,} characters of raw text",
+        extra={**profile.extra, "adapt": record},
+        runtime={**profile.runtime, "decode": "words"},  # the new table is only read by word decoding
+    )
+    _write_folder(base, out, table, adapted, record)
+    return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started)
+
+
+def _model_name(folder: Path) -> str:
+    """A shipped model by its name (its path is wherever the package is installed), else the folder."""
+    shipped = embedded_model_path().parent.resolve()
+    return f"the shipped model {folder.name}" if folder.resolve().parent == shipped else str(folder)
+
+
+def _write_folder(base: Path, out: Path, table: WordTable, profile, record: dict) -> None:
+    """Copy `base` into a hidden folder beside `out` with the new table, profile and card note,
+    then rename it onto `out` (an empty `out` is replaced)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    building = out.with_name(f".{out.name}.part")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir()
+    try:
+        for item in base.iterdir():  # weights, vocabulary, config, model.onnx, …
+            if item.is_file() and item.name not in (PROFILE_FILE, TABLE_FILE) and not item.name.startswith("."):
+                shutil.copy2(item, building / item.name)
+        table.save(building / TABLE_FILE)
+        profile.save(building)
+        if (building / CARD_FILE).is_file():
+            card = (building / CARD_FILE).read_text(encoding="utf-8").rstrip("\n")
+            (building / CARD_FILE).write_text(card + "\n\n" + card_note(record), encoding="utf-8")
+        if out.exists():
+            out.rmdir()  # empty: checked by adapt
+        building.rename(out)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+
+
+def card_note(record: dict) -> str:
+    """The section added to the model card of an adapted folder (the facts of the run)."""
+    files = ", ".join(f"`{p}`" for p in record["raw"])
+    return f"""## Adapted to a domain (segmenter adapt)
+This folder is {record['base']} with its word table (`ngrams.npz`) adapted to {record['chars']:,} characters
+of raw text ({record['han_chars']:,} Han): {files}. The n-grams of that text (n <= {record['max_n']}) that the
+model's table lacked and that occur at least {record['min_count']} times were added with their autonomy
+({record['added_ngrams']:,} n-grams); the model's own entries, its weights and its head profile are
+unchanged. No labels were used. {record['seconds']:.1f} s.
+
+Command: `{record['command']}`
+"""

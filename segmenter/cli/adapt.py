@@ -1,0 +1,53 @@
+"""Adapt a model to your own raw text, without labels: a copy of the model whose word table knows your domain's words.
+
+Example (the embedded default adapted to the MSR dev text, spaces removed; figures in benchmarks/results/adapt.md):
+  segmenter adapt --raw my_domain.txt --out my_model
+  segmenter -m my_model my_domain.txt          # or Segmenter("my_model")
+
+The n-grams of the raw text that the model's table (ngrams.npz) lacks are added with their
+autonomy (segmenter/adapt.py says why this recipe); weights and head profile stay as they are,
+so it takes seconds, and model.onnx, when the folder has one, still runs. Raw text only: never
+pass gold (segmented) files, and never a test file you mean to score on.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from . import CLIError
+from .options import add_raw, model_folder
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-m", "--model", default=None, metavar="MODEL",
+                        help="the model to adapt: a folder, a shipped name (default, accurate) or a hub name (default: default)")
+    add_raw(parser, required=True)
+    parser.add_argument("--out", required=True, metavar="DIR", help="the adapted model folder (new or empty)")
+    parser.add_argument("--min-count", type=int, default=None, metavar="N",
+                        help="add the raw text's n-grams seen at least N times (default: 2 from 100k Han characters, else 5)")
+    parser.add_argument("-q", "--quiet", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..adapt import adapt
+
+    folder = model_folder(args.model)
+    for path in args.raw:
+        if not Path(path).is_file():
+            raise CLIError(f"--raw {path}: no such file")
+    if args.min_count is not None and args.min_count < 1:
+        raise CLIError(f"--min-count must be at least 1, got {args.min_count}")
+    if Path(args.out).expanduser().resolve() == folder.resolve():
+        raise CLIError(f"--out {args.out} is the model folder itself; choose a new folder")
+    # The command line as typed, for the profile and the model card (main(argv) in a test: rebuilt).
+    typed = sys.argv[1:] if sys.argv[1:2] == ["adapt"] else ["adapt", "--raw", *args.raw, "--out", args.out]
+    command = "segmenter " + " ".join(shlex.quote(str(a)) for a in typed)
+    result = adapt(folder, args.raw, args.out, min_count=args.min_count, command=command)
+    if not args.quiet:
+        minutes_per_million = result.seconds / 60 / max(result.chars, 1) * 1e6
+        print(f"wrote {result.folder}: {result.added:,} n-grams added (seen >= {result.min_count} times) to the "
+              f"table of {result.base.name}, from {result.chars:,} characters in {result.seconds:.1f} s "
+              f"({minutes_per_million:.2f} min per million characters)")
+    return 0

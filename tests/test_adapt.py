@@ -1,0 +1,101 @@
+"""segmenter adapt: a model folder whose word table learned a domain's strings from raw text alone."""
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from conftest import TINY_CHARS, run_cli
+from segmenter import Segmenter
+from segmenter.adapt import adapt
+from segmenter.model import embedded_model_path
+from segmenter.wordstats import WordTable
+
+HAN = [c for c in TINY_CHARS if "\u4e00" <= c <= "\u9fff"]
+TERM = "龘靐齉麤"  # four rare characters: a "domain word" no shipped table holds
+
+
+def domain_lines(count: int = 300, seed: int = 0) -> list[str]:
+    """Random Han text with TERM in every line, between varied neighbours (so it is autonomous)."""
+    rng = random.Random(seed)
+    return ["".join(rng.choices(HAN, k=rng.randint(3, 12))) + TERM + "".join(rng.choices(HAN, k=rng.randint(3, 12))) + "。"
+            for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def raw_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("raw") / "domain.txt"
+    path.write_text("\n".join(domain_lines()) + "\n", encoding="utf-8")
+    return path
+
+
+def test_adapted_default_loads_segments_and_knows_the_domain_string(raw_file, tmp_path):
+    out = tmp_path / "adapted"
+    result = adapt(None, [raw_file], out, command="test")
+    assert result.folder == out and result.added > 0 and result.min_count == 5  # a small text: AUTO_MIN_COUNT
+    before = WordTable.load(embedded_model_path()).autonomy(TERM)[0, len(TERM) - 1]
+    after = WordTable.load(out).autonomy(TERM)[0, len(TERM) - 1]
+    assert np.isnan(before) and np.isfinite(after) and after > 0
+    # The weights are the shipped ones, so the folder's model.onnx still runs (checked against them).
+    for name in ("model.safetensors", "model.onnx", "vocab.txt", "config.json"):
+        assert (out / name).read_bytes() == (embedded_model_path() / name).read_bytes()
+    pytest.importorskip("onnxruntime")
+    seg = Segmenter(out)
+    assert seg.engine == "onnx" and seg.decode == "words"
+    text = "今天天气很好，" + TERM + "的人来了。abc 123"
+    assert "".join(seg.segment(text)) == text
+    profile = json.loads((out / "segmenter_heads.json").read_text(encoding="utf-8"))
+    assert profile["extra"]["adapt"]["raw"] == [str(raw_file)] and "adapted" in profile["source"]
+    assert "## Adapted to a domain" in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert not list(tmp_path.glob(".*.part"))
+
+
+def test_adapting_a_folder_without_table_turns_on_word_decoding(tiny_model_dir, raw_file, tmp_path):
+    out = adapt(tiny_model_dir, [raw_file], tmp_path / "tiny", min_count=2).folder
+    assert not (tiny_model_dir / "ngrams.npz").exists() and (out / "ngrams.npz").is_file()
+    seg = Segmenter(out, window=30, overlap=8)
+    assert seg.decode == "words" and np.isfinite(seg.word_table.autonomy(TERM)[0, len(TERM) - 1])
+    text = domain_lines(1, seed=5)[0]
+    assert "".join(seg.segment(text)) == text
+
+
+def test_combined_with_keeps_own_entries_and_adds_frequent_new_ones():
+    base = WordTable.from_texts(["我爱北京天安门。"] * 3 + ["北京大学在北京。"] * 3, min_count=1)
+    domain = WordTable.from_texts(["他在北京工作。", "北京工作很忙。", "工作日。"], min_count=1)
+    merged = base.combined_with(domain, min_count=2)
+    grid = lambda table, text: table.autonomy(text)[0]  # noqa: E731
+    assert np.array_equal(grid(merged, "北京"), grid(base, "北京"), equal_nan=True)  # both have it: base wins
+    assert np.isnan(grid(base, "工作")[1]) and grid(merged, "工作")[1] == grid(domain, "工作")[1]  # 3 times: added
+    assert np.isnan(grid(merged, "日。")[0]) and np.isnan(grid(merged, "工作日")[2])  # once: not added
+    for keys, _, _ in merged.tables.values():
+        assert np.all(np.diff(keys.astype(np.float64)) >= 0) and len(np.unique(keys)) == len(keys)
+
+
+def test_text_without_han_characters_is_refused_and_leaves_nothing(tmp_path):
+    raw = tmp_path / "latin.txt"
+    raw.write_text("hello world\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no Han characters"):
+        adapt(None, [raw], tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latin.txt"]
+
+
+def test_cli_errors_are_one_line(raw_file, tmp_path):
+    missing = run_cli("adapt", "--raw", tmp_path / "nope.txt", "--out", tmp_path / "a", text=True)
+    assert missing.returncode == 2 and missing.stderr.strip().count("\n") == 0 and "nope.txt" in missing.stderr
+    same = run_cli("adapt", "-m", embedded_model_path(), "--raw", raw_file, "--out", embedded_model_path(), text=True)
+    assert same.returncode == 2 and "model folder itself" in same.stderr and same.stderr.strip().count("\n") == 0
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    full = run_cli("adapt", "--raw", raw_file, "--out", tmp_path / "full", text=True)
+    assert full.returncode == 2 and "not an empty folder" in full.stderr
+
+
+def test_cli_writes_a_folder_the_cli_segments_with(raw_file, tmp_path):
+    out = tmp_path / "cli"
+    made = run_cli("adapt", "--raw", raw_file, "--out", out, "--min-count", "3", text=True)
+    assert made.returncode == 0, made.stderr
+    assert "n-grams added" in made.stdout and json.loads((out / "segmenter_heads.json").read_text())["extra"]["adapt"]["min_count"] == 3
+    used = run_cli("-m", out, "-q", stdin=("前面" + TERM + "后面\n").encode(), text=False)
+    assert used.returncode == 0 and used.stdout.decode().replace(" ", "").strip() == "前面" + TERM + "后面"
