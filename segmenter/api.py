@@ -13,13 +13,15 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import numpy as np
 
-from .dictionary import UserDictionary
 from .conventions import DEFAULT_CONVENTIONS, Conventions
+from .decoding import WordDecoding
+from .dictionary import UserDictionary
 from .junctions import TextPlan, score_texts as _score_texts, word_ends
 from .model import ModelLoadError, load_reader, read_profile, resolve_model_folder
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
@@ -148,6 +150,7 @@ class Segmenter:
         # cut where c > t. None: what the profile's "runtime" entry says, else "threshold".
         decode = decode if decode is not None else self.profile.runtime.get("decode", "threshold")
         self.decode, self.word_table = decode, _load_word_table(decode, self.folder)
+        self.word_decoding = WordDecoding()  # the decoder's weights (decoding.py), chosen on dev files
         # Window and overlap: the arguments, else the profile's "runtime" entry, else 254/64;
         # checked together before the model loads (a window of 50 is fine with the profile's
         # overlap of 32, not with the 64 of models without one).
@@ -194,10 +197,12 @@ class Segmenter:
         threshold = self.profile.threshold(level)
         combined = [self.profile.combine(plan.scores) if len(plan.junctions) else None for plan in plans]
         if self.word_table is not None:
-            from .decoding import WordDecoding, cut_junctions_batch
+            from .decoding import cut_junctions_batch
 
+            # Finer than the default (UD-like), cohesive pairs stay apart as the heads cut them.
+            options = self.word_decoding if level >= 0.5 else replace(self.word_decoding, join3=None, join4=None)
             shifted = [None if c is None else c - threshold for c in combined]
-            cuts = cut_junctions_batch(plans, shifted, self.word_table, WordDecoding())
+            cuts = cut_junctions_batch(plans, shifted, self.word_table, options)
             combined = [None if c is None else cut.astype(np.float32) for c, cut in zip(combined, cuts)]
             threshold = 0.5
         batch = []

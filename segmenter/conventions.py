@@ -6,15 +6,20 @@ whether 一个 is one word: that is a decision of the standard, not of the langu
 
     number + unit   １９９７年 ２月 ５日 ３０万 ２亿     PKU and MSR: one word      UD: 1996 年
     date            １９９７年２月５日                  MSR: one word              PKU: three
-    count           一 个, 两 国, 这 一                  PKU, UD: apart              MSR: 一个
+    count           一 个, 两 条, 这 一                  PKU, UD: apart              MSR: 一个
+    suffix          经营者 浙江省 中国队                  PKU and MSR: one word      UD: 中国 队
 
-So the rules follow the granularity: at every level a number written in **full-width** digits
-takes the unit after it (the SIGHAN corpora, typeset the way mainland print is, write dates
-with full-width digits and join them; UD writes ASCII digits and keeps them apart, so ASCII
-digits are left alone); finer than the default, a numeral splits from its classifier
-(PKU-like, UD-like); coarser, a date's parts join (MSR-like). Chosen on the dev files
-(benchmarks/results/conventions_dev.md: each rule's effect on pku_dev, msr_dev and ud_dev);
-Segmenter(conventions=None) turns them all off, which is the heads-and-raw-text-only setting.
+So the rules follow the granularity, and the three named levels follow the three standards of
+the gold files: **default** is PKU-like, **coarse** MSR-like, **fine** UD-like. At every level a
+number written in full-width digits takes the unit after it (the SIGHAN corpora, typeset the
+way mainland print is, write dates with full-width digits and join them; UD writes ASCII
+digits and keeps them apart, so ASCII digits are left alone). From the default up, a
+two-character word takes a suffix where the word table knows the three characters as a unit
+(`suffixes`: those that cost ud_gsdsimp_dev nothing; `coarse_suffixes`, which UD keeps apart,
+only coarser); coarser, a date's parts join; finer, a numeral splits from
+its classifier and no suffix joins. Chosen rule by rule, suffix by suffix, on the dev files
+(benchmarks/results/conventions_dev.md); Segmenter(conventions=None) turns them all off, which
+is the heads-and-raw-text-only setting (benchmark setting segmenter:plain).
 
 A rule moves word ends inside the words the decoder chose; a user dictionary (dictionary.py)
 still wins over it, and the words still join back to the text.

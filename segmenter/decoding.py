@@ -22,6 +22,10 @@ one- and two-character mistakes, and the bonus for a clearly autonomous word of 
 characters keeps units such as 联合国 or 实事求是 whole where the heads' inner cuts are weak
 (a strong inner cut still wins: the 2+2 compounds the head splits with confidence stay split).
 
+After the Viterbi, join_cohesive joins two decoded words whose joined string the raw text
+rarely breaks (生产|总值 -> 生产总值: 总值 nearly always follows 生产), from the table's counts;
+the autonomy above cannot see that (a frequent compound is as autonomous as its halves).
+
 The decoder works on per-junction scores only, so it does not care how they were computed
 (torch, numpy, a distilled student): `cut_junctions(plan, combined, table, options)`.
 """
@@ -46,6 +50,11 @@ class WordDecoding:
     max_len: int = 6  # longest word considered (characters)
     bonus: float = 2.0  # added to a word of 3+ characters whose autonomy is at least `bonus_from`
     bonus_from: float = 3.0
+    # Cohesive pairs (join_cohesive): two decoded words join into one of 3 / 4 characters when
+    # the raw text rarely has the two-character part(s) without the rest. None: never.
+    join3: float | None = 0.7  # 2+1 or 1+2: count(word) / count(its two-character part)
+    join4: float | None = 0.5  # 2+2: the larger of count(word) / count(half)
+    join_min_count: int = 10  # the joined word must have been seen this often
 
     def __post_init__(self):
         if not isinstance(self.max_len, int) or self.max_len < 1:
@@ -53,6 +62,10 @@ class WordDecoding:
         for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from"):
             if not np.isfinite(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
+        for name in ("join3", "join4"):
+            value = getattr(self, name)
+            if value is not None and not (np.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number or None (never join), got {value!r}")
 
     def word_values(self, autonomy: np.ndarray, room: np.ndarray) -> np.ndarray:
         """(..., L) autonomy of the words starting at a character (NaN = unknown) and (...)
@@ -159,8 +172,57 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             ends = best_words(gains, values, sizes[group])
             for r, g in enumerate(group):
                 cut[firsts[g] : firsts[g] + sizes[g] - 1] = ends[r, : sizes[g] - 1]
+    if options.join3 is not None or options.join4 is not None:
+        join_cohesive(cut, "\n".join(texts), starts, sizes, firsts, table, options)
     pieces = iter(np.split(cut, np.cumsum([len(c) for c in cuts if len(c)])[:-1]))
     return [next(pieces) if len(c) else c for c in cuts]
+
+
+def join_cohesive(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray, table: WordTable, options: WordDecoding) -> None:
+    """Uncut (in place) the junction between two decoded words of a run whose joined string
+    is cohesive in the raw text: of 2+2 characters, when one half is nearly always followed
+    or preceded by the other (count(word) / count(half) >= join4: 生产|总值, 计划|生育); of
+    2+1 or 1+2, when the two-character part mostly occurs inside it (>= join3: 新华|社).
+
+    The Viterbi's autonomy cannot see this: a frequent compound is as autonomous as its
+    halves, and the heads cut between them with confidence. Counted pairs that are merely
+    frequent (经济|发展) stay apart: 经济 occurs far more often without 发展. A word joins once:
+    of two overlapping pairs, the left one. A table saved without counts joins nothing.
+
+    cut: the decisions of all junctions of the runs (runs in the joined `text` at `starts`,
+    `sizes` characters, their first junction at `firsts`), after the Viterbi.
+    """
+    # Every character of every run: its position in `text`, its run, and the junction after it.
+    run_of = np.repeat(np.arange(len(sizes)), sizes)
+    k = np.arange(len(run_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # index inside its run
+    position = starts[run_of] + k
+    last = k == sizes[run_of] - 1
+    junction = np.where(last, 0, firsts[run_of] + k)
+    ends = np.flatnonzero(last | cut[junction] & ~last)  # characters that end a word
+    word_start = np.concatenate([[0], ends[:-1] + 1])
+    lengths = ends - word_start + 1
+    pair = np.flatnonzero(run_of[ends[:-1]] == run_of[ends[1:]])  # word j and j+1 in one run
+    left, right = lengths[pair], lengths[pair + 1]
+    kinds = ((left == 2) & (right == 2), (left == 2) & (right == 1), (left == 1) & (right == 2))
+    keep = kinds[0] & (options.join4 is not None) | (kinds[1] | kinds[2]) & (options.join3 is not None)
+    pair, left, right = pair[keep], left[keep], right[keep]
+    if not len(pair):
+        return
+    begin = position[word_start[pair]]
+    counts = table.counts(text, 4)  # (len(text), 4): counts of text[i:i+L]
+    whole = counts[begin, left + right - 1]
+    first_two = counts[begin, 1]
+    second_two = counts[np.minimum(begin + left, len(text) - 1), 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share_first, share_second = whole / first_two, whole / second_two
+    four = (left == 2) & (right == 2) & (np.maximum(share_first, share_second) >= (options.join4 or np.inf))
+    three = (((left == 2) & (share_first >= (options.join3 or np.inf))) | ((right == 2) & (left == 1) & (share_second >= (options.join3 or np.inf))))
+    chosen = pair[(whole >= options.join_min_count) & (four | ((left + right == 3) & three))]
+    previous = -2
+    for j in chosen.tolist():  # few: a Python loop keeps "the left one" simple
+        if j != previous + 1:
+            cut[junction[ends[j]]] = False
+            previous = j
 
 
 def _by_size(runs: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:

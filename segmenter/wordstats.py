@@ -16,7 +16,7 @@ polynomial hash of its code points (collisions: ~1e-8 for a million keys), so n 
 
 `WordTable` is what ships beside a model (`ngrams.npz`, a few MB): for each length n, the
 sorted hashes of the n-grams seen at least `min_count` times and their autonomy (float16);
-the counts stay in memory (for pruning further) unless saved with `with_counts=True`.
+and their counts (uint32: the decoder's cohesive pairs read them, decoding.join_cohesive).
 Strings that were pruned or never seen get no autonomy (NaN): the decoder treats them as
 unknown (decoding.py).
 """
@@ -133,8 +133,9 @@ class WordTable:
                   for n, (keys, autonomy, counts) in self.tables.items()}
         return WordTable(tables, {**self.info, "min_count": max(min_count, self.info.get("min_count", 1))})
 
-    def save(self, folder_or_file: str | Path, with_counts: bool = False) -> Path:
-        """Write `ngrams.npz` (into a folder) or the file named; counts only when asked."""
+    def save(self, folder_or_file: str | Path, with_counts: bool = True) -> Path:
+        """Write `ngrams.npz` (into a folder) or the file named; with_counts=False leaves the counts out
+        (a table without them decodes the same, but joins no cohesive pairs)."""
         path = Path(folder_or_file)
         if path.is_dir():
             path = path / TABLE_FILE

@@ -51,7 +51,7 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     result = run_benchmark(config)
     assert [(r["label"], r["corpus"]) for r in result.records] == [
         (name, "toy_test")
-        for name in ("segmenter:default", "segmenter:fine", "segmenter:coarse", "segmenter:oracle", "jieba", "jieba-nohmm")
+        for name in ("segmenter:default", "segmenter:fine", "segmenter:coarse", "segmenter:plain", "segmenter:oracle", "jieba", "jieba-nohmm")
     ]
     # calibrated needs a dev file beside the test file; without one it is skipped, with the reason
     assert [(s["setting"], s["corpus"]) for s in result.skipped] == [("calibrated", "toy_test")]
@@ -73,7 +73,7 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     assert "| system | P | R | F1 | OOV rate | OOV recall | IV recall | chars/s | peak MiB |" in markdown
     # one row per segmenter setting in the figures table and one in the by-length table, before the speed table
     before_speed, speed = markdown.split("**Speed**")
-    assert before_speed.count("\n| segmenter:") == 2 * 4 and "OOV against `toy_training_words.txt`" in markdown
+    assert before_speed.count("\n| segmenter:") == 2 * 5 and "OOV against `toy_training_words.txt`" in markdown
     assert "\n| segmenter:default | " in speed
     assert "| system | recall | precision | words output |" in markdown
     gold_row = next(line for line in markdown.splitlines() if line.startswith("| gold |"))

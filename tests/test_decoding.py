@@ -93,7 +93,7 @@ def test_without_word_evidence_it_is_the_threshold_decoder():
     rng = np.random.default_rng(1)
     scores = rng.normal(scale=3, size=len(plan.junctions))
     table = WordTable.from_texts(TOY, max_n=4, min_count=1)
-    plain = WordDecoding(alpha=0.0, bonus=0.0, clip=100.0)
+    plain = WordDecoding(alpha=0.0, bonus=0.0, clip=100.0, join3=None, join4=None)
     np.testing.assert_array_equal(cut_junctions(plan, scores, table, plain), scores > 0)
 
 
@@ -162,3 +162,28 @@ def test_the_shipped_models_ship_a_table_that_keeps_long_words_whole(model, kept
     words = Segmenter(model).segment_batch(texts)  # the profiles ask for decode="words"
     assert not set(kept) & set(threshold)  # the head alone cuts them
     assert set(kept) <= set(sum(words, [])) and ["".join(w) for w in words] == texts
+
+
+# 总值 nearly always follows 生产 (a cohesive compound); 经济 and 发展 each occur far more
+# often without the other (a frequent pair of words).
+COMPOUNDS = ["国内生产总值增长", "生产总值很高", "他们的生产总值", "经济发展很快", "经济很好", "发展经济",
+             "经济问题", "国家发展", "发展很快", "新华社电", "新华社记者"] * 12
+
+
+def test_cohesive_pairs_join_and_frequent_pairs_do_not(tmp_path):
+    table = WordTable.from_texts(COMPOUNDS, max_n=4, min_count=1)
+    options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5)
+    for text, scores, expected in [
+        ("生产总值", [-5.0, 8.0, -5.0], [False, False, False]),  # 2+2, 总值 only ever after 生产: one word
+        ("经济发展", [-5.0, 8.0, -5.0], [False, True, False]),  # 经济 mostly elsewhere: two words
+        ("新华社", [-5.0, 3.0], [False, False]),  # 2+1, 新华 only ever before 社
+    ]:
+        cut = cut_junctions(TextPlan(text), np.array(scores), table, options)
+        assert list(cut) == expected, text
+        off = WordDecoding(alpha=0.0, bonus=0.0, join3=None, join4=None)
+        assert list(cut_junctions(TextPlan(text), np.array(scores), table, off)) == list(np.array(scores) > 0)
+    # a table saved without counts joins nothing; join thresholds must be positive or None
+    bare = WordTable.load(table.save(tmp_path / "bare.npz", with_counts=False))
+    assert list(cut_junctions(TextPlan("生产总值"), np.array([-5.0, 8.0, -5.0]), bare, options)) == [False, True, False]
+    with pytest.raises(ValueError, match="join4"):
+        WordDecoding(join4=0.0)
