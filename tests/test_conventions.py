@@ -76,3 +76,28 @@ def test_calibrated_choice_is_never_below_the_default(tiny_model_dir):
     assert max(results.values()) == results[profile.source.split(": ")[1]] >= results["default"]
     chosen = Segmenter(tiny_model_dir, profile=profile, granularity=granularity, window=30, overlap=8)
     assert score(GOLD, chosen.segment_batch(texts)).F1 == pytest.approx(max(results.values()))
+
+
+def test_workers_build_the_parents_conventions_and_decoder():
+    from dataclasses import replace
+
+    from segmenter.scale.workers import WorkerSpec
+
+    parent = Segmenter(conventions=None)
+    parent.word_decoding = replace(parent.word_decoding, join3=None)
+    child = WorkerSpec.of(parent).build()
+    assert child.conventions is None and child.word_decoding == parent.word_decoding
+    assert WorkerSpec.of(Segmenter()).build().conventions == Conventions()
+    lines = ["１９９７年１２月３１日，一个新世纪。"] * 3
+    assert list(parent.segment_lines(lines, workers=2, show_progress=False)) == [parent.segment(lines[0])] * 3
+
+
+def test_cli_conventions_flag():
+    from conftest import run_cli
+
+    text = "1997年１９９７年\n".encode("utf-8")
+    outputs = {flag: run_cli("-q", "--conventions", flag, stdin=text).stdout.decode("utf-8").split() for flag in ("default", "ascii", "off")}
+    assert outputs["default"] == ["1997", "年", "１９９７年"]
+    assert outputs["ascii"] == ["1997年", "１９９７年"]
+    assert outputs["off"] == ["1997", "年", "１９９７", "年"]
+    assert run_cli("-q", "--conventions", "pku", stdin=text).returncode == 2

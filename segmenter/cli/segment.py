@@ -47,7 +47,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="default: the words, tiling the line; search: each word after its sub-words (jieba's "
         "cut_for_search); full: every candidate word of the granularity levels (jieba's cut_all)",
     )
+    parser.add_argument(
+        "--conventions", choices=("default", "ascii", "off"), default="default",
+        help="rules of numbers, counts and suffixes (README: Granularity and standards): default; ascii: "
+        "numbers in ASCII digits take their unit too (1997年, as PKU/MSR write it); off: the heads and word table alone",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (there is none unless stderr is a terminal)")
+
+
+CONVENTION_CHOICES = {"default": {}, "ascii": {"ascii_digits": True}, "off": None}  # --conventions -> Conventions(**kwargs)
 
 
 def parse_granularity(value: str):
@@ -221,6 +229,7 @@ def run(args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
 
     from ..api import resolve_device
+    from ..conventions import Conventions
     from ..lines import write_pieces
     from ..model import ModelLoadError, resolve_model_folder
     from ..scale.workers import WorkerSpec, segment_pieces
@@ -232,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
             str(resolve_model_folder(args.model)), device=args.device, batch_size=args.batch_size,
             granularity=parse_granularity(args.granularity), num_threads=args.threads,
             user_dictionary=user_dictionary if len(user_dictionary) else None,
+            conventions=None if CONVENTION_CHOICES[args.conventions] is None else Conventions(**CONVENTION_CHOICES[args.conventions]),
         )
         segmenter = spec.build() if args.workers == 1 else None  # load errors surface before any output
         if args.mode == "default":

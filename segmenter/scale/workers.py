@@ -32,6 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from ..conventions import DEFAULT_CONVENTIONS
 from ..lines import chunked, line_pieces, read_file_lines
 from ..profile import HeadProfile
 
@@ -67,6 +68,8 @@ class WorkerSpec:
     user_dictionary: object | None = None
     engine: str = "auto"  # api.ENGINES; a segmenter's own is passed on, so workers run the same one
     decode: str | None = None  # the parent's decoder (api.py; None: the profile's), so workers cut the same words
+    conventions: object | None = DEFAULT_CONVENTIONS  # the parent's conventions (None: off), likewise
+    word_decoding: object | None = None  # the parent's decoder weights (None: the defaults)
 
     @classmethod
     def of(cls, segmenter, num_threads: int | None = None) -> "WorkerSpec":
@@ -74,6 +77,7 @@ class WorkerSpec:
             str(segmenter.folder), segmenter.profile, str(segmenter.device), segmenter.batch_size,
             segmenter.granularity, segmenter.window, segmenter.overlap, num_threads,
             getattr(segmenter, "user_dictionary", None), segmenter.engine, getattr(segmenter, "decode", "threshold"),
+            getattr(segmenter, "conventions", DEFAULT_CONVENTIONS), getattr(segmenter, "word_decoding", None),
         )
 
     def build(self):
@@ -82,8 +86,11 @@ class WorkerSpec:
         sizes = {k: v for k, v in (("window", self.window), ("overlap", self.overlap)) if v is not None}
         segmenter = Segmenter(
             self.model, profile=self.profile, device=self.device, batch_size=self.batch_size,
-            num_threads=self.num_threads, granularity=self.granularity, engine=self.engine, decode=self.decode, **sizes,
+            num_threads=self.num_threads, granularity=self.granularity, engine=self.engine, decode=self.decode,
+            conventions=self.conventions, **sizes,
         )
+        if self.word_decoding is not None:
+            segmenter.word_decoding = self.word_decoding
         if self.user_dictionary is not None:
             segmenter.user_dictionary = self.user_dictionary
         return segmenter

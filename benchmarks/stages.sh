@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Regenerates benchmarks/results/stages.md (the README's "From a boundary signal to a segmenter")
+# from the benchmark JSON files in benchmarks/results/; each file's markdown twin names its command.
+set -euo pipefail
+cd "$(dirname "$0")/results"
+python ../stages.py \
+  "e5 read naively: best single head, s > 0 (seed rule)=single_head.json:segmenter:default" \
+  "e5, 12 heads, unsupervised profile (co-trained, no gold)=before_selftrain.json:segmenter:default" \
+  "e5, 12 heads, calibrated on 100 dev sentences=e5char_calibrated.json:segmenter:calibrated" \
+  "e5, any of the 12 heads right (oracle, reads the gold)=before_selftrain.json:segmenter:oracle" \
+  "self-trained 6 layers, round 1, s > 0 (v0.1's default; now accurate)=selftrained_round1.json:segmenter:default" \
+  "self-trained 6 layers, round 2, s > 0=round_2.json:segmenter:default" \
+  "accurate + word decoding (before the cohesive pairs and conventions)=accurate.json:segmenter:default" \
+  "distilled 2 x 192 student + word decoding (the previous default)=student_words.json:segmenter:default" \
+  "+ cohesive pairs, decoder re-weighted (no conventions: segmenter:plain)=test.json:segmenter:plain" \
+  "+ conventions of numbers and suffixes: the embedded default=test.json:segmenter:default" \
+  "the embedded model, coarse (MSR-like)=test.json:segmenter:coarse" \
+  "the embedded model, fine (UD-like)=test.json:segmenter:fine" \
+  "the embedded model, calibrated on 100 dev sentences (best level or fitted profile)=test.json:segmenter:calibrated" \
+  "jieba 0.42.1 (supervised dictionary), HMM on=test.json:jieba" \
+  > stages.md
