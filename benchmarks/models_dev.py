@@ -36,7 +36,8 @@ def main() -> None:
     lines = [
         f"Word F1 on the first {args.sentences} sentences of each dev file; chars/s of `segment_batch` on all of "
         f"them, {args.threads} thread(s), this machine, one run. Written by `python benchmarks/models_dev.py"
-        f" --sentences {args.sentences} --threads {args.threads}`.", "",
+        f" --sentences {args.sentences} --threads {args.threads}`. Both decoders run with the conventions of "
+        f"numbers and suffixes (conventions.py), at the default granularity.", "",
         "| model | decode | " + " | ".join(DEV) + " | chars/s |", "|---|---|" + "--:|" * (len(DEV) + 1),
     ]
     for label, model, decode in ROWS:
