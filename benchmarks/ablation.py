@@ -103,18 +103,21 @@ def dev_plans(name: str, start: int, stop: int) -> list[TextPlan]:
     return plans
 
 
-def words_from_cuts(plans: list[TextPlan], cuts: list[np.ndarray]) -> list[list[str]]:
-    """Words of each plan given the cut decision of each junction (runs still end words)."""
+def words_from_cuts(plans: list[TextPlan], cuts: list[np.ndarray], conventions=None, table=None) -> list[list[str]]:
+    """Words of each plan given the cut decision of each junction (runs still end words), then
+    the conventions of the default level when given (conventions.py; `table` for its suffixes)."""
     from segmenter.junctions import split_words, word_ends
 
-    return [split_words(p.text, word_ends(p, c.astype(np.float32), 0.5)) for p, c in zip(plans, cuts)]
+    return [split_words(p.text, word_ends(p, c.astype(np.float32), 0.5, None, conventions, 0.5, table)) for p, c in zip(plans, cuts)]
 
 
 def evaluate(name: str, start: int, stop: int, cutter) -> dict:
-    """Score `cutter(plan) -> cut decisions` on dev sentences [start, stop) of `name`."""
+    """Score `cutter(plan) -> cut decisions` on dev sentences [start, stop) of `name` (a cutter
+    with a `conventions` attribute also applies them)."""
     gold = dev_sentences(name, start, stop)
     plans = dev_plans(name, start, stop)
-    scores = score(gold, words_from_cuts(plans, [cutter(p) for p in plans]))
+    conventions = getattr(cutter, "conventions", None)
+    scores = score(gold, words_from_cuts(plans, [cutter(p) for p in plans], conventions, getattr(cutter, "table", None)))
     return {"F1": scores.F1, **length_table(scores)}
 
 
@@ -147,15 +150,26 @@ def rows() -> list[tuple[str, object]]:
         return lambda p: decode_words(p, p.scores[0] if heads else np.zeros(len(p.junctions)), entropy, alpha)
 
     def words(**options):
-        return lambda p: cut_junctions(p, p.scores[0], table, WordDecoding(**options))
+        decoding = WordDecoding(**{"alpha": 0.1, "join3": None, "join4": None, **options})  # the rows name what they add
+        return lambda p: cut_junctions(p, p.scores[0], table, decoding)
+
+    def with_conventions(cutter):
+        from segmenter.conventions import DEFAULT_CONVENTIONS
+
+        cutter.conventions, cutter.table = DEFAULT_CONVENTIONS, table
+        return cutter
 
     return [
         ("n-grams alone: teacher's decode_words, logits 0 (n <= 4)", teacher(1.0, heads=False)),
         ("n-grams alone: decoding.py, beta 0 (n <= 6)", words(alpha=1.0, beta=0.0, bonus=0.0)),
-        ("heads alone: shipped default, head (5,0), cut where s > 0", lambda p: p.scores[0] > 0),
-        ("teacher's decode_words on the shipped head (alpha 1)", teacher(1.0, heads=True)),
+        ("heads alone: `accurate`, head (5,0), cut where s > 0", lambda p: p.scores[0] > 0),
+        ("teacher's decode_words on that head (alpha 1)", teacher(1.0, heads=True)),
         ("words: heads + autonomy (alpha 0.1, no bonus)", words(bonus=0.0)),
-        ("words: heads + autonomy + long-word bonus (decode='words' defaults)", words()),
+        ("words: heads + autonomy + long-word bonus (alpha 0.1: the decoder before this round)", words()),
+        ("+ alpha 0.15, cohesive pairs 2+1 / 1+2 (decode='words' now, default level)", words(alpha=0.15, join3=0.7)),
+        ("+ cohesive pairs 2+2 as well (the coarse level's)", words(alpha=0.15, join3=0.7, join4=0.5)),
+        ("+ conventions of numbers and suffixes: the default level on `accurate`'s head", with_conventions(words(alpha=0.15, join3=0.7))),
+        ("the embedded default: 2x192 student, all of the row above", "embedded"),
         ("jieba 0.42 (default mode, HMM on)", "jieba"),
     ]
 
@@ -168,8 +182,15 @@ def jieba_words(name: str, start: int, stop: int) -> list[list[str]]:
 
 
 def run_row(cutter, name: str, start: int, stop: int) -> dict:
-    if cutter == "jieba":
-        scores = score(dev_sentences(name, start, stop), jieba_words(name, start, stop))
+    if cutter in ("jieba", "embedded"):
+        gold = dev_sentences(name, start, stop)
+        if cutter == "jieba":
+            output = jieba_words(name, start, stop)
+        else:
+            from segmenter.api import Segmenter
+
+            output = Segmenter(num_threads=1).segment_batch(["".join(words) for words in gold], show_progress=False)
+        scores = score(gold, output)
         return {"F1": scores.F1, **length_table(scores)}
     return evaluate(name, start, stop, cutter)
 
@@ -196,7 +217,7 @@ def main_table(out: Path) -> None:
     labelled = rows()
     pick = {label: {name: run_row(cutter, name, *PICK) for name in DEV} for label, cutter in labelled}
     held_corpora = [name for name in DEV if dev_sentences(name, *HELD_OUT)]
-    chosen = [labelled[2], labelled[5], labelled[6]]
+    chosen = [labelled[2], labelled[5], labelled[8], labelled[9], labelled[10]]
     held = {label: {name: run_row(cutter, name, *HELD_OUT) for name in held_corpora} for label, cutter in chosen}
     raw = ", ".join(f"first {budget / 1e6:.0f} M characters of {path.name}" for path, budget in RAW)
     lines = [
@@ -207,7 +228,9 @@ def main_table(out: Path) -> None:
         f"Dev sentences {PICK[0]}–{PICK[1]} of each dev file (they chose every setting of `decode='words'`); "
         f"R n: recall of gold words of n characters. Raw text for the n-gram statistics: {raw} "
         f"(no gold); the decoder's table keeps n-grams (n <= 6) seen at least {MIN_COUNT} times, as "
-        "`segmenter ngrams` writes it. Heads: the `accurate` model (the shipped default when this table was made), its junction scores read once and cached.",
+        "`segmenter ngrams` writes it, with its counts (the cohesive pairs read them). Heads: the `accurate` model "
+        "(the shipped default when the first rows were chosen), its junction scores read once and cached; the "
+        "rows from alpha 0.15 on were chosen in this round on dev sentences 0–1500 (benchmarks/results/conventions_dev.md).",
     ]
     lines += table_lines(pick, DEV)
     lines += ["", f"## Held out: dev sentences {HELD_OUT[0]}–{HELD_OUT[1]} (never used to choose; read after the "
@@ -240,7 +263,7 @@ def grid(out: Path) -> None:
                  + f" | {min(r['F1'] for r in base.values()):.3f} |")
     found = []
     for options in settings:
-        decoding = WordDecoding(**options)
+        decoding = WordDecoding(**{"join3": None, "join4": None, **options})  # the grid of the first round: no pairs
         res = {name: evaluate(name, *PICK, lambda p: cut_junctions(p, p.scores[0], table, decoding)) for name in DEV}
         f1 = [res[n]["F1"] for n in DEV]
         found.append(((round(min(f1), 3), float(np.mean(f1))), len(lines)))
