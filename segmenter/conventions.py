@@ -59,53 +59,54 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
     (a number in [0, 1]: below the default, counts split; from the default up, suffixes join;
     above it, dates join). word_table (wordstats.WordTable): a suffix joins only where the
     three characters are a string of the raw text with autonomy >= 0; None: wherever it follows."""
-    ends = set(ends.tolist())
-    dates: list[tuple[int, int]] = []  # (start, end) of the number+unit words, for the date rule
-    if conventions.units:
-        digits = _ASCII_OR_FULL if conventions.ascii_digits else _FULL_WIDTH
-        for run, after in zip(runs, runs[1:]):
-            if run.kind == "number" and after.kind == "han" and after.start == run.end and text[run.end] in conventions.units:
-                if digits.fullmatch(text, run.start, run.end):
-                    ends.discard(run.end)  # the unit joins the number ...
-                    ends.add(run.end + 1)  # ... and only the unit: "１９９７年|底"
-                    if text[run.end] in conventions.date_units:
-                        dates.append((run.start, run.end + 1))
-    if granularity > DEFAULT_GRANULARITY and dates:
-        for (_, end), (start, _) in zip(dates, dates[1:]):
-            if end == start:  # １９９７年 then ２月 with nothing between: one date
-                ends.discard(end)
-    ordered = np.array(sorted(ends), dtype=np.int64)
+    if conventions.units and any(run.kind == "number" for run in runs):  # most texts have no number
+        ends = _number_units(text, runs, ends, conventions, join_dates=granularity > DEFAULT_GRANULARITY)
     suffixes = conventions.suffixes + (conventions.coarse_suffixes if granularity > DEFAULT_GRANULARITY else "")
     if granularity >= DEFAULT_GRANULARITY and suffixes:
-        ordered = _join_suffixes(text, ordered, suffixes, word_table)
+        ends = _join_suffixes(text, ends, suffixes, word_table)
     if granularity < DEFAULT_GRANULARITY and conventions.numerals and conventions.classifiers:
-        starts = np.concatenate([[0], ordered[:-1]])
-        cuts = [end - 1 for start, end in zip(starts.tolist(), ordered.tolist())
+        starts = np.concatenate([[0], ends[:-1]])
+        cuts = [end - 1 for start, end in zip(starts.tolist(), ends.tolist())
                 if 2 <= end - start <= 3 and text[end - 1] in conventions.classifiers
                 and all(c in conventions.numerals for c in text[start : end - 1])]
         if cuts:
-            ordered = np.union1d(ordered, np.array(cuts, dtype=np.int64))
-    return ordered
+            ends = np.union1d(ends, np.array(cuts, dtype=np.int64))
+    return ends
+
+
+def _number_units(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions, join_dates: bool) -> np.ndarray:
+    """A number run followed at once by a unit: the unit ends the number's word (１９９７年|底);
+    with join_dates, such words in a row of date units make one word (１９９７年１２月)."""
+    digits = _ASCII_OR_FULL if conventions.ascii_digits else _FULL_WIDTH
+    drop, add, dates = [], [], []  # dates: (start, end) of the number+unit words
+    for run, after in zip(runs, runs[1:]):
+        if run.kind == "number" and after.kind == "han" and after.start == run.end and text[run.end] in conventions.units:
+            if digits.fullmatch(text, run.start, run.end):
+                drop.append(run.end)  # the unit joins the number ...
+                add.append(run.end + 1)  # ... and only the unit
+                if text[run.end] in conventions.date_units:
+                    dates.append((run.start, run.end + 1))
+    if join_dates:
+        drop += [end for (_, end), (start, _) in zip(dates, dates[1:]) if end == start]  # nothing between: one date
+    if not drop:
+        return ends
+    return np.setdiff1d(np.union1d(ends, np.array(add, dtype=np.int64)), np.array(drop, dtype=np.int64))
 
 
 def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np.ndarray:
     """A two-character Han word followed by a one-character word from `suffixes` becomes one
-    word (经营|者 -> 经营者, 浙江|省 -> 浙江省), left to right: the joined word takes no second."""
+    word (经营|者 -> 经营者, 浙江|省 -> 浙江省). (A joined word cannot take a second suffix: the
+    word before a candidate has two characters, a suffix one.)"""
     starts = np.concatenate([[0], ends[:-1]])
     lengths = ends - starts
-    candidates = [k for k in range(1, len(ends)) if lengths[k] == 1 and lengths[k - 1] == 2 and text[starts[k]] in suffixes
-                  and _HAN.fullmatch(text, starts[k - 1], ends[k])]
+    after_pair = np.flatnonzero((lengths[1:] == 1) & (lengths[:-1] == 2)) + 1  # one-character words after two
+    candidates = [k for k in after_pair.tolist() if text[starts[k]] in suffixes and _HAN.fullmatch(text, starts[k - 1], ends[k])]
     if not candidates:
         return ends
-    autonomy = word_table.autonomy(text, 3)[:, 2] if word_table is not None else None
-    drop, last = [], -2
-    for k in candidates:
-        if k - 1 == last:  # the word before was itself just joined
-            continue
-        if autonomy is None or autonomy[starts[k - 1]] >= 0:  # NaN (unknown string) is not >= 0
-            drop.append(k - 1)
-            last = k
-    return np.delete(ends, drop)
+    if word_table is not None:  # NaN (a string the table lacks) is not >= 0
+        autonomy = word_table.autonomy(text, 3)[:, 2]
+        candidates = [k for k in candidates if autonomy[starts[k - 1]] >= 0]
+    return np.delete(ends, [k - 1 for k in candidates])
 
 
 DEFAULT_CONVENTIONS = Conventions()
