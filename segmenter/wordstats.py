@@ -34,8 +34,9 @@ _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M +
 
 
 def code_points(text: str) -> np.ndarray:
-    """Unicode code points of `text`, int64 (one per character, astral ones included)."""
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    """Unicode code points of `text`, int64 (one per character, astral ones included; a lone
+    surrogate, as surrogateescape decoding leaves for undecodable bytes, is its own code point)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
 
 
 def _hash_step(hashes: np.ndarray, codepoints: np.ndarray) -> np.ndarray:

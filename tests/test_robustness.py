@@ -56,6 +56,7 @@ PIECES = [
     "——", "……", "---", "。", "，", "“", "”", "《", "》",
     "ひらがな", "カタカナー", "한국어", "مرحبا", "שלום", "Привет", "ไทย", "αβγ",  # other scripts
     "〇", "○", "龘", "𠀀", "𪚥", "㐀", "豈",  # Han outside the tiny vocabulary, all planes
+    "１９９７年", "１２月３１日", "年", "３０万人", "一个", "两条", "经营者", "社", "３．５亿",  # what the conventions act on
 ]
 HAN = st.text(alphabet=TINY_CHARS[:600], min_size=1, max_size=70)  # up to ~3 windows of 30
 PIECE = st.one_of(st.sampled_from(PIECES), HAN)
@@ -80,6 +81,24 @@ def test_any_text_is_segmented_losslessly(tiny_segmenter, text, granularity):
     words = tiny_segmenter.segment(text, granularity)
     check_words(text, words)
     assert tiny_segmenter.segment(text, granularity) == words  # deterministic across calls
+
+
+@pytest.fixture(scope="module")
+def embedded_segmenter():
+    return Segmenter()  # word decoding, cohesive pairs and the conventions, with the shipped table
+
+
+SHIPPED_HAN = st.text(alphabet="中华人民共和国经营者一个两条年月日本报社会主义生产总值新华社的了是在", min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.lists(st.one_of(st.sampled_from(PIECES), SHIPPED_HAN), max_size=12).map("".join), min_size=1, max_size=4),
+       granularity=st.sampled_from(["fine", "default", "coarse", 0.3, 0.8]))
+def test_the_embedded_default_is_lossless_at_every_level(embedded_segmenter, texts, granularity):
+    batch = embedded_segmenter.segment_batch(texts, granularity)
+    for text, words in zip(texts, batch):
+        check_words(text, words)
+    assert batch == [embedded_segmenter.segment(text, granularity) for text in texts]  # alone or batched
 
 
 @PROPERTY
