@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from .conventions import DEFAULT_CONVENTIONS, Conventions
+from .conventions import DEFAULT_CONVENTIONS, DEFAULT_GRANULARITY, Conventions
 from .decoding import WordDecoding
 from .dictionary import UserDictionary
 from .junctions import TextPlan, score_texts as _score_texts, word_ends
@@ -107,9 +107,10 @@ class Segmenter:
     decode: "threshold" cuts where the combined score passes the granularity's threshold;
     "words" decodes whole words with the folder's n-gram table (decoding.py); None takes the
     profile's "runtime" entry (the embedded models say "words"), else "threshold".
-    conventions: the rules of numbers, dates and counts that no head can learn (conventions.py:
-    a full-width number takes its unit, １９９７年; finer than default, 一|个; coarser, whole
-    dates); None: no rules, the heads and the word table alone.
+    conventions: the rules of numbers, counts, suffixes and dates that no head can learn
+    (conventions.py: a full-width number takes its unit, １９９７年; from the default up, a
+    suffix joins, 研究院; finer than default, 一|个; coarser, whole dates); None: no rules, the
+    heads and the word table alone. README "Granularity and standards" has the levels.
     """
 
     def __init__(
@@ -204,8 +205,8 @@ class Segmenter:
             # the default 2+1 / 1+2 only (2+2 joins cost ud_gsdsimp_dev what they gain on PKU);
             # coarser (MSR-like) 2+2 too.
             options = self.word_decoding
-            if level <= 0.5:
-                options = replace(options, join4=None) if level == 0.5 else replace(options, join3=None, join4=None)
+            if level <= DEFAULT_GRANULARITY:
+                options = replace(options, join4=None) if level == DEFAULT_GRANULARITY else replace(options, join3=None, join4=None)
             shifted = [None if c is None else c - threshold for c in combined]
             cuts = cut_junctions_batch(plans, shifted, self.word_table, options)
             combined = [None if c is None else cut.astype(np.float32) for c, cut in zip(combined, cuts)]

@@ -31,9 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .profile import GRANULARITY_NAMES
 from .text import HAN_CLASS, Run
 
-DEFAULT_GRANULARITY = 0.5  # profile.GRANULARITY_NAMES["default"]; finer levels split counts, coarser join dates
+DEFAULT_GRANULARITY = GRANULARITY_NAMES["default"]  # finer levels split counts; from it up suffixes join; coarser, dates
 
 
 @dataclass(frozen=True)
