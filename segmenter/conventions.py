@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -98,6 +99,8 @@ def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np
     """A two-character Han word followed by a one-character word from `suffixes` becomes one
     word (经营|者 -> 经营者, 浙江|省 -> 浙江省). (A joined word cannot take a second suffix: the
     word before a candidate has two characters, a suffix one.)"""
+    if not _any_of(suffixes).search(text):  # most texts: nothing to do
+        return ends
     starts = np.concatenate([[0], ends[:-1]])
     lengths = ends - starts
     after_pair = np.flatnonzero((lengths[1:] == 1) & (lengths[:-1] == 2)) + 1  # one-character words after two
@@ -105,9 +108,14 @@ def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np
     if not candidates:
         return ends
     if word_table is not None:  # NaN (a string the table lacks) is not >= 0
-        autonomy = word_table.autonomy(text, 3)[:, 2]
-        candidates = [k for k in candidates if autonomy[starts[k - 1]] >= 0]
+        autonomy = word_table.autonomy_at(text, starts[np.array(candidates) - 1], np.full(len(candidates), 3))
+        candidates = [k for k, a in zip(candidates, autonomy.tolist()) if a >= 0]
     return np.delete(ends, [k - 1 for k in candidates])
+
+
+@lru_cache(maxsize=16)
+def _any_of(characters: str) -> re.Pattern:
+    return re.compile(f"[{re.escape(characters)}]")
 
 
 DEFAULT_CONVENTIONS = Conventions()

@@ -212,10 +212,9 @@ def join_cohesive(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndar
     if not len(pair):
         return
     begin = position[word_start[pair]]
-    counts = table.counts(text, 4)  # (len(text), 4): counts of text[i:i+L]
-    whole = counts[begin, left + right - 1]
-    first_two = counts[begin, 1]
-    second_two = counts[np.minimum(begin + left, len(text) - 1), 1]
+    two = np.full(len(pair), 2)
+    whole, first_two, second_two = np.split(table.counts_at(  # the joined word, its first two and its
+        text, np.concatenate([begin, begin, begin + left]), np.concatenate([left + right, two, two])), 3)  # two after the left word
     with np.errstate(divide="ignore", invalid="ignore"):
         share_first, share_second = whole / first_two, whole / second_two
     four = (left == 2) & (right == 2) & (np.maximum(share_first, share_second) >= (options.join4 or np.inf))

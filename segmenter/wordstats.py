@@ -184,6 +184,29 @@ class WordTable:
             out[: len(hashes), n - 1] = _lookup(keys, autonomy, hashes)  # float16 -> float64 on the hits only
         return out
 
+    def counts_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Counts of the strings text[starts[i] : starts[i] + lengths[i]] (0 where not in the
+        table): only those are looked up, not every string of the text (decoding.join_cohesive)."""
+        return self._values_at(text, starts, lengths, column=2, missing=0.0)
+
+    def autonomy_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Autonomy of the strings text[starts[i] : starts[i] + lengths[i]] (NaN where unknown)."""
+        return self._values_at(text, starts, lengths, column=1, missing=np.nan)
+
+    def _values_at(self, text: str, starts, lengths, column: int, missing: float) -> np.ndarray:
+        starts, lengths = np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
+        out = np.full(len(starts), missing)
+        if not len(starts):
+            return out
+        codepoints = code_points(text)
+        hashes = np.zeros(len(text), dtype=np.uint64)
+        for n in range(1, min(int(lengths.max()), self.max_n, len(text)) + 1):
+            hashes = _hash_step(hashes[: len(text) - n + 1], codepoints[n - 1 :])
+            pick = (lengths == n) & (starts + n <= len(text))
+            if pick.any():
+                out[pick] = _lookup(self.tables[n][0], self.tables[n][column], hashes[starts[pick]], missing)
+        return out
+
     def counts(self, run: str, max_len: int | None = None) -> np.ndarray:
         """(len(run), max_len) counts of run[i:i+L] in the raw text (0 where not in the table)."""
         max_len = self.max_n if max_len is None else max_len
