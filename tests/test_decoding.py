@@ -187,3 +187,17 @@ def test_cohesive_pairs_join_and_frequent_pairs_do_not(tmp_path):
     assert list(cut_junctions(TextPlan("生产总值"), np.array([-5.0, 8.0, -5.0]), bare, options)) == [False, True, False]
     with pytest.raises(ValueError, match="join4"):
         WordDecoding(join4=0.0)
+
+
+def test_values_at_chosen_strings_match_the_full_tables():
+    table = WordTable.from_texts(TOY + COMPOUNDS, max_n=4, min_count=1)
+    text = "我们的共和国在国内生产总值办公室，新华社"
+    full_counts, full_autonomy = table.counts(text, 4), table.autonomy(text, 4)
+    starts = np.array([0, 3, 8, 9, 13, len(text) - 2, len(text) - 1])
+    lengths = np.array([2, 3, 4, 1, 3, 2, 4])  # the last runs past the end: missing
+    counts, autonomy = table.counts_at(text, starts, lengths), table.autonomy_at(text, starts, lengths)
+    for i, (s, n) in enumerate(zip(starts, lengths)):
+        if s + n <= len(text):
+            assert counts[i] == full_counts[s, n - 1]
+            assert (np.isnan(autonomy[i]) and np.isnan(full_autonomy[s, n - 1])) or autonomy[i] == full_autonomy[s, n - 1]
+    assert counts[-1] == 0 and np.isnan(autonomy[-1]) and counts[2] > 0
