@@ -93,7 +93,7 @@ def inputs(tmp_path):
     return raw, gold
 
 
-@pytest.mark.parametrize("command", ["segment", "heads", "heads --show", "selftrain", "distill", "bench", "ray", "adapt"])
+@pytest.mark.parametrize("command", ["segment", "heads", "heads --show", "selftrain", "distill", "bench", "ray", "adapt", "refine"])
 @pytest.mark.parametrize("model", ["missing", "empty", "file"])
 def test_every_command_turns_a_bad_model_into_one_line(command, model, inputs, tmp_path, capsys):
     """A missing folder, a folder that is no model, a file: one line `segmenter …: error: …`, exit 2."""
@@ -111,6 +111,7 @@ def test_every_command_turns_a_bad_model_into_one_line(command, model, inputs, t
         "bench": ["bench", "-m", path, "--gold", gold, "--systems", "segmenter:default", "--in-process"],
         "ray": ["ray", "-m", path, raw, tmp_path / "ray-out"],
         "adapt": ["adapt", "-m", path, "--raw", raw, "--out", tmp_path / "adapted"],
+        "refine": ["refine", "-m", path, "--raw", raw, "--out", tmp_path / "refined"],
     }[command]
     if command == "ray":
         pytest.importorskip("ray")

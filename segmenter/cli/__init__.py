@@ -36,6 +36,7 @@ COMMANDS = {
     "distill": ("distill", "distil a small fast student from a model, on raw text it labels"),
     "ray": ("ray", "segment files on Ray (local cores or a cluster), one output per input, lines in order"),
     "adapt": ("adapt", "adapt a model to your raw text, without labels (its word table learns your domain's words)"),
+    "refine": ("refine", "fine-tune a model's head on the words its own pipeline finds in raw text (no labels)"),
     "export-onnx": ("export_onnx", "export a model's reader graph to model.onnx for engine='onnx' (onnxruntime)"),
 }
 

@@ -1,0 +1,65 @@
+"""segmenter refine: a one-head model's head fine-tuned on its own pipeline's words, raw text only."""
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from safetensors.numpy import load_file
+
+from conftest import TINY_CHARS, make_tiny_model, run_cli
+from segmenter import HeadProfile, Segmenter
+from segmenter.train.refine import RefineConfig, pipeline_targets, refine
+
+HAN = [c for c in TINY_CHARS if "\u4e00" <= c <= "\u9fff"]
+
+
+@pytest.fixture(scope="module")
+def one_head_model(tmp_path_factory):
+    return make_tiny_model(tmp_path_factory.mktemp("refine") / "model", profile=HeadProfile(heads=[(1, 0)], weights=[1.0], source="test"))
+
+
+@pytest.fixture(scope="module")
+def raw_file(tmp_path_factory):
+    rng = random.Random(0)
+    path = tmp_path_factory.mktemp("raw") / "raw.txt"
+    path.write_text("\n".join("".join(rng.choices(HAN, k=rng.randint(10, 40))) + "。" for _ in range(200)) + "\n", encoding="utf-8")
+    return path
+
+
+def test_targets_mix_the_head_and_the_pipeline(one_head_model):
+    segmenter = Segmenter(one_head_model, window=30, overlap=8)
+    texts = ["".join(HAN[i : i + 20]) for i in range(0, 200, 20)]
+    plans, targets, changed = pipeline_targets(segmenter, texts, mix=1.0)
+    for plan, target in zip(plans, targets):
+        inside = target[plan.junctions]
+        assert set(np.unique(inside)) <= {0.0, 1.0} and np.isnan(np.delete(target, plan.junctions)).all()
+    assert 0.0 <= changed <= 1.0
+    _, soft, _ = pipeline_targets(segmenter, texts, mix=0.0)
+    assert all(((t[p.junctions] > 0) & (t[p.junctions] < 1)).all() for p, t in zip(plans, soft))
+
+
+def test_refine_writes_a_loadable_folder_with_new_weights(one_head_model, raw_file, tmp_path):
+    out = tmp_path / "refined"
+    record = refine(RefineConfig(model=str(one_head_model), raw=[str(raw_file)], out=str(out), chars=3000, lr=1e-2, minutes=1.0))
+    assert record["label_chars"] >= 3000 and record["training"]["steps"] > 0
+    before, after = load_file(str(one_head_model / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    assert set(before) == set(after) and any(not np.array_equal(before[k].astype(np.float16), after[k]) for k in before)
+    profile = json.loads((out / "segmenter_heads.json").read_text(encoding="utf-8"))
+    assert "refined on its own pipeline's words" in profile["source"] and profile["extra"]["refine"]["chars"] == 3000
+    text = "".join(HAN[:50]) + "，１９９７年。"
+    assert "".join(Segmenter(out, window=30, overlap=8).segment(text)) == text
+    assert not (out / "model.onnx").exists() and not list(tmp_path.glob(".*part"))
+
+
+def test_refine_refuses_what_it_cannot_train(tmp_path, raw_file, one_head_model):
+    two_heads = make_tiny_model(tmp_path / "two")  # the default tiny profile combines two heads
+    with pytest.raises(ValueError, match="one head"):
+        refine(RefineConfig(model=str(two_heads), raw=[str(raw_file)], out=str(tmp_path / "x")))
+    with pytest.raises(ValueError, match="mix"):
+        RefineConfig(model=None, raw=[], out="x", mix=1.5)
+    result = run_cli("refine", "-m", str(one_head_model), "--raw", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "y"))
+    assert result.returncode == 2 and b"no such file" in result.stderr
+    result = run_cli("refine", "-m", str(one_head_model), "--raw", str(raw_file), "--out", str(one_head_model))
+    assert result.returncode == 2 and b"model folder itself" in result.stderr
