@@ -169,7 +169,7 @@ def rows() -> list[tuple[str, object]]:
         ("+ alpha 0.15, cohesive pairs 2+1 / 1+2 (decode='words' now, default level)", words(alpha=0.15, join3=0.7)),
         ("+ cohesive pairs 2+2 as well (the coarse level's)", words(alpha=0.15, join3=0.7, join4=0.5)),
         ("+ conventions of numbers and suffixes: the default level on `accurate`'s head", with_conventions(words(alpha=0.15, join3=0.7))),
-        ("the embedded default: 2x192 student, all of the row above", "embedded"),
+        ("the embedded default: the 2x192 student refined once (segmenter refine), all of the row above", "embedded"),
         ("jieba 0.42 (default mode, HMM on)", "jieba"),
     ]
 

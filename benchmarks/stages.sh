@@ -12,7 +12,7 @@ python ../stages.py \
   "self-trained 6 layers, round 2, s > 0=round_2.json:segmenter:default" \
   "accurate + word decoding (before the cohesive pairs and conventions)=accurate.json:segmenter:default" \
   "distilled 2 x 192 student + word decoding (the previous default)=student_words.json:segmenter:default" \
-  "+ cohesive pairs, decoder re-weighted (no conventions: segmenter:plain)=test.json:segmenter:plain" \
+  "+ cohesive pairs, decoder re-weighted, head refined on its own words (no conventions: segmenter:plain)=test.json:segmenter:plain" \
   "+ conventions of numbers and suffixes: the embedded default=test.json:segmenter:default" \
   "the embedded model, coarse (MSR-like)=test.json:segmenter:coarse" \
   "the embedded model, fine (UD-like)=test.json:segmenter:fine" \
