@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from . import CLIError
-from .options import add_raw, model_folder
+from .options import add_raw, check_raw, model_folder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,9 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from ..adapt import adapt
 
     folder = model_folder(args.model)
-    for path in args.raw:
-        if not Path(path).is_file():
-            raise CLIError(f"--raw {path}: no such file")
+    check_raw(args.raw)
     if args.min_count is not None and args.min_count < 1:
         raise CLIError(f"--min-count must be at least 1, got {args.min_count}")
     if Path(args.out).expanduser().resolve() == folder.resolve():

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from . import CLIError
+from .options import check_raw
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,9 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..wordstats import WordTable, sample_raw_lines
 
-    for path in args.raw:
-        if not Path(path).is_file():
-            raise CLIError(f"--raw {path}: no such file")
+    check_raw(args.raw)
     chars = args.chars or [None]
     if len(chars) == 1:
         chars = chars * len(args.raw)

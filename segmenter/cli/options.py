@@ -22,6 +22,13 @@ def add_raw(parser: argparse.ArgumentParser, dest: str = "raw", required: bool =
         parser.add_argument(old, nargs="+", dest=dest, help=argparse.SUPPRESS)
 
 
+def check_raw(paths) -> None:
+    """Every --raw file exists (checked before anything loads): else a CLIError naming it."""
+    for path in paths or []:
+        if not Path(path).is_file():
+            raise CLIError(f"--raw {path}: no such file")
+
+
 def add_gold(parser, dest: str, sentences_dest: str, use: str, sentences: int, old: str | None = None,
              old_sentences: str | None = None, many: bool = False) -> None:
     """--gold FILE (what it is used for: `use`; many: FILE…) and --gold-sentences N (default `sentences`)."""

@@ -17,7 +17,7 @@ import logging
 from pathlib import Path
 
 from . import CLIError
-from .options import add_gold, add_raw
+from .options import add_gold, add_raw, check_raw
 
 logger = logging.getLogger(__name__)
 
@@ -115,9 +115,7 @@ def _sitting_options(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     from ..train.pretrain import PretrainConfig, Sitting, pretrain, resume_config
 
-    for path in args.corpus or []:
-        if not Path(path).is_file():
-            raise CLIError(f"--raw {path}: no such file")
+    check_raw(args.corpus or [])
     if args.eval_gold and not Path(args.eval_gold).is_file():
         raise CLIError(f"--gold {args.eval_gold}: no such file")
     if Path(args.out).exists() and not Path(args.out).is_dir():

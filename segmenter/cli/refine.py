@@ -12,10 +12,9 @@ graph again). Raw text only: never pass gold (segmented) files.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from . import CLIError
-from .options import add_raw, model_folder
+from .options import add_raw, check_raw, model_folder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,9 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from ..train.refine import RefineConfig, refine
 
     folder = model_folder(args.model)
-    for path in args.raw:
-        if not Path(path).is_file():
-            raise CLIError(f"--raw {path}: no such file")
+    check_raw(args.raw)
     try:
         config = RefineConfig(model=args.model or str(folder), raw=args.raw, out=args.out, chars=args.chars, mix=args.mix, lr=args.lr,
                               epochs=args.epochs, minutes=args.minutes, seed=args.seed)

@@ -83,7 +83,7 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
 
     from ..api import Segmenter
     from ..vocab import CharVocab
-    from .selftrain import sample_lines, save_half
+    from .selftrain import sample_lines
     from .student import make_examples, train_boundary_head
 
     started = time.monotonic()
