@@ -33,7 +33,7 @@ from functools import lru_cache
 import numpy as np
 
 from .profile import GRANULARITY_NAMES
-from .text import HAN_CLASS, Run
+from .text import HAN_SPAN_RE, Run
 
 DEFAULT_GRANULARITY = GRANULARITY_NAMES["default"]  # finer levels split counts; from it up suffixes join; coarser, dates
 
@@ -104,7 +104,7 @@ def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np
     starts = np.concatenate([[0], ends[:-1]])
     lengths = ends - starts
     after_pair = np.flatnonzero((lengths[1:] == 1) & (lengths[:-1] == 2)) + 1  # one-character words after two
-    candidates = [k for k in after_pair.tolist() if text[starts[k]] in suffixes and _HAN.fullmatch(text, starts[k - 1], ends[k])]
+    candidates = [k for k in after_pair.tolist() if text[starts[k]] in suffixes and HAN_SPAN_RE.fullmatch(text, starts[k - 1], ends[k])]
     if not candidates:
         return ends
     if word_table is not None:  # NaN (a string the table lacks) is not >= 0
@@ -120,5 +120,4 @@ def _any_of(characters: str) -> re.Pattern:
 
 DEFAULT_CONVENTIONS = Conventions()
 _FULL_WIDTH = re.compile(r"[\uff10-\uff19]+(?:[\uff0e\uff1a][\uff10-\uff19]+)*")  # １９９７, ３．５
-_HAN = re.compile(f"[{HAN_CLASS}]+")
 _ASCII_OR_FULL = re.compile(r"[0-9\uff10-\uff19]+(?:[.:\uff0e\uff1a][0-9\uff10-\uff19]+)*")

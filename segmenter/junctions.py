@@ -9,16 +9,13 @@ a junction, and gathers the per-head scores of every junction from the window th
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from .conventions import apply_conventions
 from .reader import WindowReader, progress_enabled
-from .text import HAN_CLASS, make_windows, split_runs
+from .text import HAN_SPAN_RE, make_windows, split_runs
 from .windows import OVERLAP, WINDOW, clamp_window
 
-_HAN_SPAN = re.compile(f"[{HAN_CLASS}]+")
 
 
 class TextPlan:
@@ -38,7 +35,7 @@ class TextPlan:
         # characters count, so that no word starts with a mark.
         index_of = np.full(len(text) + 1, -1, dtype=np.int64)
         index_of[self.positions] = np.arange(len(self.positions))
-        han_ends = [(r.start, _HAN_SPAN.match(text, r.start).end()) for r in self.runs if r.kind == "han"]
+        han_ends = [(r.start, HAN_SPAN_RE.match(text, r.start).end()) for r in self.runs if r.kind == "han"]
         junctions = [np.arange(index_of[start], index_of[end - 1]) for start, end in han_ends if end - start > 1]
         self.junctions = np.concatenate(junctions) if junctions else np.zeros(0, dtype=np.int64)
         self.scores: np.ndarray | None = None  # (K, len(junctions)) once read

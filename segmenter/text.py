@@ -41,6 +41,7 @@ _RUN_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _RUN
 # variation selectors, the ideographic variation selectors U+E0100-E01EF of names), see _attached_end.
 _ATTACHED = re.compile(r"(?:[\u0300-\u036f\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d.?)+", re.DOTALL)
 HAN_RE = re.compile(rf"[{HAN_CLASS}]")
+HAN_SPAN_RE = re.compile(rf"[{HAN_CLASS}]+")  # a run of Han characters
 _ALPHA_RE = re.compile(_ALPHA_WORD)
 
 
