@@ -157,7 +157,8 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     starts, sizes, firsts = np.array(starts), np.array(sizes), np.array(firsts)
     # Autonomy of every string starting at every character of the joined texts: strings that
     # cross a text's end are never read (a word may not run past its run: word_values).
-    autonomy = table.autonomy("\n".join(texts), options.max_len)
+    joined = "\n".join(texts)
+    autonomy = table.autonomy(joined, options.max_len)
     flat = [c for c in combined if c is not None and len(c)]
     scores = np.clip(options.beta * np.concatenate(flat).astype(np.float64), -options.beta * options.clip, options.beta * options.clip)
     cut = np.concatenate([c for c in cuts if len(c)])
@@ -176,7 +177,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             for r, g in enumerate(group):
                 cut[firsts[g] : firsts[g] + sizes[g] - 1] = ends[r, : sizes[g] - 1]
     if options.join3 is not None or options.join4 is not None:
-        join_cohesive(cut, "\n".join(texts), starts, sizes, firsts, table, options)
+        join_cohesive(cut, joined, starts, sizes, firsts, table, options)
     pieces = iter(np.split(cut, np.cumsum([len(c) for c in cuts if len(c)])[:-1]))
     return [next(pieces) if len(c) else c for c in cuts]
 
