@@ -174,14 +174,21 @@ class WordTable:
     def autonomy(self, run: str, max_len: int | None = None) -> np.ndarray:
         """(len(run), max_len) float64: A(run[i:i+L]) at [i, L-1]; NaN where the string is not
         in the table (never seen, pruned, longer than max_n, or past the end of the run)."""
+        return self._values(run, max_len, column=1, missing=np.nan)  # float16 -> float64 on the hits only
+
+    def counts(self, run: str, max_len: int | None = None) -> np.ndarray:
+        """(len(run), max_len) counts of run[i:i+L] in the raw text (0 where not in the table)."""
+        return self._values(run, max_len, column=2, missing=0.0)
+
+    def _values(self, run: str, max_len: int | None, column: int, missing: float) -> np.ndarray:
+        """Column 1 (autonomy) or 2 (counts) of every string run[i:i+L], L <= max_len."""
         max_len = self.max_n if max_len is None else max_len
         codepoints = code_points(run)
-        out = np.full((len(run), max_len), np.nan)
+        out = np.full((len(run), max_len), missing)
         hashes = np.zeros(len(run), dtype=np.uint64)
         for n in range(1, min(max_len, self.max_n, len(run)) + 1):
             hashes = _hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
-            keys, autonomy, _ = self.tables[n]
-            out[: len(hashes), n - 1] = _lookup(keys, autonomy, hashes)  # float16 -> float64 on the hits only
+            out[: len(hashes), n - 1] = _lookup(self.tables[n][0], self.tables[n][column], hashes, missing)
         return out
 
     def counts_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -205,18 +212,6 @@ class WordTable:
             pick = (lengths == n) & (starts + n <= len(text))
             if pick.any():
                 out[pick] = _lookup(self.tables[n][0], self.tables[n][column], hashes[starts[pick]], missing)
-        return out
-
-    def counts(self, run: str, max_len: int | None = None) -> np.ndarray:
-        """(len(run), max_len) counts of run[i:i+L] in the raw text (0 where not in the table)."""
-        max_len = self.max_n if max_len is None else max_len
-        codepoints = code_points(run)
-        out = np.zeros((len(run), max_len))
-        hashes = np.zeros(len(run), dtype=np.uint64)
-        for n in range(1, min(max_len, self.max_n, len(run)) + 1):
-            hashes = _hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
-            keys, _, counts = self.tables[n]
-            out[: len(hashes), n - 1] = _lookup(keys, counts, hashes, missing=0.0)
         return out
 
     # -- adaptation -------------------------------------------------------------------------
