@@ -33,7 +33,7 @@ from functools import lru_cache
 import numpy as np
 
 from .profile import GRANULARITY_NAMES
-from .text import HAN_SPAN_RE, Run
+from .text import HAN_SPAN_RE, Run, attached_end
 
 DEFAULT_GRANULARITY = GRANULARITY_NAMES["default"]  # finer levels split counts; from it up suffixes join; coarser, dates
 
@@ -85,7 +85,7 @@ def _number_units(text: str, runs: list[Run], ends: np.ndarray, conventions: Con
         if run.kind == "number" and after.kind == "han" and after.start == run.end and text[run.end] in conventions.units:
             if digits.fullmatch(text, run.start, run.end):
                 drop.append(run.end)  # the unit joins the number ...
-                add.append(run.end + 1)  # ... and only the unit
+                add.append(attached_end(text, run.end + 1))  # ... and only the unit (with its marks: 亿\ufe0f)
                 if text[run.end] in conventions.date_units:
                     dates.append((run.start, run.end + 1))
     if join_dates:

@@ -38,7 +38,7 @@ _RUN_PATTERNS = [
 _RUN_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _RUN_PATTERNS), re.DOTALL)
 # Marks that belong to the character before them: zero-width joiners (and the character a ZWJ
 # joins), emoji skin tones, emoji tags, and every combining mark (Unicode category M: accents,
-# variation selectors, the ideographic variation selectors U+E0100-E01EF of names), see _attached_end.
+# variation selectors, the ideographic variation selectors U+E0100-E01EF of names), see attached_end.
 _ATTACHED = re.compile(r"(?:[\u0300-\u036f\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d.?)+", re.DOTALL)
 HAN_RE = re.compile(rf"[{HAN_CLASS}]")
 HAN_SPAN_RE = re.compile(rf"[{HAN_CLASS}]+")  # a run of Han characters
@@ -69,18 +69,18 @@ def split_runs(text: str) -> list[Run]:
         if kind in ("char", "repeat", "flag"):
             kind = _char_kind(text[position])
         if kind != "space":
-            end = _attached_end(text, end)
+            end = attached_end(text, end)
         while kind == "alpha":  # a word goes on past its marks (Arabic harakat, Indic vowel signs)
             more = _ALPHA_RE.match(text, end + text.startswith("\u200c", end))  # ZWNJ inside Persian words
             if more is None:
                 break
-            end = _attached_end(text, more.end())
+            end = attached_end(text, more.end())
         runs.append(Run(kind, position, end))
         position = end
     return runs
 
 
-def _attached_end(text: str, end: int) -> int:
+def attached_end(text: str, end: int) -> int:
     """Past the marks that belong to text[end - 1], so that no word starts with one."""
     while end < len(text):
         attached = _ATTACHED.match(text, end)

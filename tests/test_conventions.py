@@ -22,6 +22,11 @@ def test_full_width_number_takes_its_unit_and_only_it():
     assert words_after(text, ["１９９７", "年底", "３０", "万人"]) == ["１９９７年", "底", "３０万", "人"]
 
 
+def test_a_unit_keeps_its_marks():
+    # a variation selector after the unit belongs to it: no word may start with a mark
+    assert words_after("３．５亿\ufe0f元", ["３．５", "亿\ufe0f元"]) == ["３．５亿\ufe0f", "元"]
+
+
 def test_ascii_digits_stay_apart_unless_asked():
     assert words_after("1997年", ["1997", "年"]) == ["1997", "年"]
     assert words_after("1997年", ["1997", "年"], conventions=Conventions(ascii_digits=True)) == ["1997年"]
