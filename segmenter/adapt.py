@@ -24,21 +24,21 @@ target and renamed onto it, so a failed run leaves no half folder.
 """
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .corpus import iter_raw_lines
+from .files import staged_folder
 from .model import check_folder, embedded_model_path, read_profile, resolve_model_folder
 from .profile import PROFILE_FILE
 from .text import HAN_RE
+from .train.model_card import append_card_section
 from .wordstats import TABLE_FILE, WordTable
 
 # (Han characters of the raw text at least, min_count): strings seen this often are added. Dev:
 # msr_dev (420 k) best at 2; ud_gsdsimp_dev (20 k) lost F1 below 5 and was unchanged from 5 up.
 AUTO_MIN_COUNT = ((100_000, 2), (0, 5))
-CARD_FILE = "MODEL_CARD.md"
 
 
 def auto_min_count(han_chars: int) -> int:
@@ -117,27 +117,11 @@ def _model_name(folder: Path) -> str:
 
 
 def _write_folder(base: Path, out: Path, table: WordTable, profile, record: dict) -> None:
-    """Copy `base` into a hidden folder beside `out` with the new table, profile and card note,
-    then rename it onto `out` (an empty `out` is replaced)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    building = out.with_name(f".{out.name}.part")
-    shutil.rmtree(building, ignore_errors=True)
-    building.mkdir()
-    try:
-        for item in base.iterdir():  # weights, vocabulary, config, model.onnx, …
-            if item.is_file() and item.name not in (PROFILE_FILE, TABLE_FILE) and not item.name.startswith("."):
-                shutil.copy2(item, building / item.name)
+    """`base`'s files with the new table, profile and card note, moved onto `out` whole."""
+    with staged_folder(base, out, skip=(PROFILE_FILE, TABLE_FILE)) as building:  # weights, vocabulary, model.onnx, …
         table.save(building / TABLE_FILE)
         profile.save(building)
-        if (building / CARD_FILE).is_file():
-            card = (building / CARD_FILE).read_text(encoding="utf-8").rstrip("\n")
-            (building / CARD_FILE).write_text(card + "\n\n" + card_note(record), encoding="utf-8")
-        if out.exists():
-            out.rmdir()  # empty: checked by adapt
-        building.rename(out)
-    except BaseException:
-        shutil.rmtree(building, ignore_errors=True)
-        raise
+        append_card_section(building, card_note(record))
 
 
 def card_note(record: dict) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 from pathlib import Path
 from typing import Iterator
 
@@ -34,3 +35,27 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     with atomic_path(path) as temporary:
         temporary.write_text(text, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def staged_folder(source: str | os.PathLike, out: str | os.PathLike, skip: tuple[str, ...] = ()) -> Iterator[Path]:
+    """A copy of the files of folder `source` (hidden ones and those named in `skip` left out)
+    in a hidden `.OUT.part` beside `out`, for the block to change; moved onto `out` (new, or an
+    empty folder) when the block ends normally, removed when it raises. A model folder made
+    from another one (segmenter adapt, refine) is thus whole or absent."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    building = out.with_name(f".{out.name}.part")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir()
+    try:
+        for item in Path(source).iterdir():
+            if item.is_file() and item.name not in skip and not item.name.startswith("."):
+                shutil.copy2(item, building / item.name)
+        yield building
+        if out.exists():
+            out.rmdir()  # empty: the callers check before they start
+        building.rename(out)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise

@@ -31,6 +31,7 @@ import torch
 
 from ..junctions import TextPlan
 from ..profile import HeadProfile
+from .model_card import write_card as save_card
 from .selftrain import CHUNK, label_chunks, sample_lines, save_half
 
 logger = logging.getLogger(__name__)
@@ -267,7 +268,7 @@ against the teacher and jieba in one run: `benchmarks/distill_sweep.py`). Test f
 Raw text: public corpora with mixed terms, some research or non-commercial use only (see the corpora
 README). **Use this model for research.**
 """
-    (folder / "MODEL_CARD.md").write_text(card, encoding="utf-8")
+    save_card(folder, card)
 
 
 def distill(config: DistillConfig, label: bool = True) -> Path | None:

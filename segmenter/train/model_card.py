@@ -22,6 +22,14 @@ def write_card(folder: str | Path, text: str) -> Path:
     return path
 
 
+def append_card_section(folder: str | Path, section: str) -> None:
+    """Add a section at the end of FOLDER's card, when it has one (a folder made from another:
+    segmenter adapt, refine)."""
+    path = Path(folder) / CARD_FILE
+    if path.is_file():
+        write_text_atomic(path, path.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + section)
+
+
 def base_card_body(folder: str | Path) -> str | None:
     """A model folder's card without its title line (to quote it as a base model), or None."""
     card = Path(folder) / CARD_FILE

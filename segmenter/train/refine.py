@@ -28,9 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import staged_folder
 from ..model import read_profile, resolve_model_folder
 from ..onnx_engine import ONNX_FILE
 from ..profile import PROFILE_FILE
+from .model_card import append_card_section
 
 logger = logging.getLogger(__name__)
 
@@ -122,29 +124,22 @@ def _write_folder(source: Path, out: Path, model, record: dict, had_onnx: bool) 
     from ..api import Segmenter
     from .selftrain import save_half
 
-    building = out.with_name(f".{out.name}.part")
-    shutil.rmtree(building, ignore_errors=True)
-    shutil.copytree(source, building, ignore=shutil.ignore_patterns(ONNX_FILE, ".*"))
-    scratch = building / ".fp32"
-    model.save_pretrained(scratch, safe_serialization=True)
-    save_half(scratch / "model.safetensors", building / "model.safetensors")
-    (building / "model.safetensors").chmod(0o644)  # readable like the rest of the folder
-    shutil.rmtree(scratch)
-    profile_path = building / PROFILE_FILE
-    data = json.loads(profile_path.read_text(encoding="utf-8"))
-    data["source"] = f"{data.get('source', '')}; refined on its own pipeline's words ({record['label_chars']:,} raw characters)"
-    data.setdefault("extra", {})["refine"] = record
-    profile_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    card = building / "MODEL_CARD.md"
-    if card.is_file():
-        card.write_text(card.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + card_note(record), encoding="utf-8")
-    if had_onnx:
-        from ..onnx_engine import export_onnx
+    with staged_folder(source, out, skip=(ONNX_FILE,)) as building:
+        scratch = building / ".fp32"
+        model.save_pretrained(scratch, safe_serialization=True)
+        save_half(scratch / "model.safetensors", building / "model.safetensors")
+        (building / "model.safetensors").chmod(0o644)  # readable like the rest of the folder
+        shutil.rmtree(scratch)
+        profile_path = building / PROFILE_FILE
+        data = json.loads(profile_path.read_text(encoding="utf-8"))
+        data["source"] = f"{data.get('source', '')}; refined on its own pipeline's words ({record['label_chars']:,} raw characters)"
+        data.setdefault("extra", {})["refine"] = record
+        profile_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        append_card_section(building, card_note(record))
+        if had_onnx:
+            from ..onnx_engine import export_onnx
 
-        export_onnx(Segmenter(building, engine="torch"), building / ONNX_FILE)
-    if out.exists():
-        out.rmdir()  # empty, checked before training
-    building.rename(out)
+            export_onnx(Segmenter(building, engine="torch"), building / ONNX_FILE)
 
 
 def card_note(record: dict) -> str:
