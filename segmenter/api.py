@@ -201,12 +201,12 @@ class Segmenter:
             from .decoding import cut_junctions_batch
 
             # Cohesive pairs (decoding.join_cohesive) by level, as the standards want them (dev
-            # files, benchmarks/results/conventions_dev.md): finer than the default (UD-like) none;
-            # the default 2+1 / 1+2 only (2+2 joins cost ud_gsdsimp_dev what they gain on PKU);
-            # coarser (MSR-like) 2+2 too.
+            # files, benchmarks/results/conventions_dev.md): finer than the default (UD-like) only
+            # 1+1 (其中); from the default up, 2+1 / 1+2 and 2+2 too (2+2 joins gain PKU and MSR dev
+            # what they cost ud_gsdsimp_dev, and raise four-character recall).
             options = self.word_decoding
-            if level <= DEFAULT_GRANULARITY:
-                options = replace(options, join4=None) if level == DEFAULT_GRANULARITY else replace(options, join3=None, join4=None)
+            if level < DEFAULT_GRANULARITY:
+                options = replace(options, join3=None, join4=None)
             shifted = [None if c is None else c - threshold for c in combined]
             cuts = cut_junctions_batch(plans, shifted, self.word_table, options)
             combined = [None if c is None else cut.astype(np.float32) for c, cut in zip(combined, cuts)]

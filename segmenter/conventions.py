@@ -1,13 +1,16 @@
-"""Conventions no head can learn: how a segmentation standard writes numbers, dates and counts.
+"""Conventions no head can learn: how a segmentation standard writes numbers, counts and names.
 
 The heads read one junction between two Han characters at a time, so a number written in
 digits (a rule's run, text.py) never joins a Han character, and nothing in raw text says
-whether 一个 is one word: that is a decision of the standard, not of the language.
+whether 两个 is one word: that is a decision of the standard, not of the language.
 
     number + unit   １９９７年 ２月 ５日 ３０万 ２亿     PKU and MSR: one word      UD: 1996 年
     date            １９９７年２月５日                  MSR: one word              PKU: three
-    count           一 个, 两 条, 这 一                  PKU, UD: apart              MSR: 一个
+    count           两 个, 三 条, 几 年                  PKU, UD: apart              MSR: 两个
+    count with 一    一 个, 这 一                        UD: apart                   PKU: each way, MSR: 一个
+    name            江 泽民, 周 恩来                     PKU, UD: surname apart      MSR: 江泽民
     suffix          经营者 浙江省 中国队                  PKU and MSR: one word      UD: 中国 队
+    marks           —— ……                              PKU: one word              MSR: — — … …
 
 So the rules follow the granularity, and the three named levels follow the three standards of
 the gold files: **default** is PKU-like, **coarse** MSR-like, **fine** UD-like. At every level a
@@ -16,10 +19,13 @@ way mainland print is, write dates with full-width digits and join them; UD writ
 digits and keeps them apart, so ASCII digits are left alone). From the default up, a
 two-character word takes a suffix where the word table knows the three characters as a unit
 (`suffixes`: those that cost ud_gsdsimp_dev nothing; `coarse_suffixes`, which UD keeps apart,
-only coarser); coarser, a date's parts join; finer, a numeral splits from
-its classifier and no suffix joins. Chosen rule by rule, suffix by suffix, on the dev files
-(benchmarks/results/conventions_dev.md); Segmenter(conventions=None) turns them all off, which
-is the heads-and-raw-text-only setting (benchmark setting segmenter:plain).
+only coarser); coarser, a date's parts join and runs of dashes or dots split. At the default
+and finer, a numeral other than 一 这 那 每 各 splits from its classifier (finer: every
+numeral), and a three-character name splits after its surname (`_split_surnames`: the
+surname list, a raw-text check, and no sounds of a transliteration: 莫斯科 stays whole).
+Chosen rule by rule, suffix by suffix, on the dev files (benchmarks/results/conventions_dev.md);
+Segmenter(conventions=None) turns them all off, which is the heads-and-raw-text-only setting
+(benchmark setting segmenter:plain).
 
 A rule moves word ends inside the words the decoder chose; a user dictionary (dictionary.py)
 still wins over it, and the words still join back to the text.
@@ -36,6 +42,7 @@ from .profile import GRANULARITY_NAMES
 from .text import HAN_SPAN_RE, Run, attached_end
 
 DEFAULT_GRANULARITY = GRANULARITY_NAMES["default"]  # finer levels split counts; from it up suffixes join; coarser, dates
+NAME_SHARE = 0.5  # a name's first two characters occur in it at least this share of the time (raw text)
 
 
 @dataclass(frozen=True)
@@ -48,10 +55,18 @@ class Conventions:
     suffixes: str = "社部化院县员界业率厂制力"  # default and coarser: a two-character word takes one of these
     coarse_suffixes: str = "会性者市省局区队国团"  # coarser only (UD keeps these apart: 上海 市, 中国 队)
     numerals: str = "一二三四五六七八九十两几这那每各某哪半"  # fine: these, then a classifier, split
+    default_numerals: str = "二三四五六七八九十两几半"  # at the default, these split from any classifier ...
+    one_joins: str = "个些样家代"  # ... and 一 from any but these (PKU: 一个, 一 年)
+    coarse_one_splits: str = "位项条座支场份张名届句棵轮步"  # coarser, 一 splits from these only (MSR: 一 位, 一次)
+    demonstratives: str = "这那"  # 这一 and 那一 split at every level (PKU and MSR: 这 一)
+    # default and finer: a three-character word that starts with a surname splits after it
+    surnames: str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+    foreign: str = "斯克尔利维埃鲁门尼伦特森迪莱拉里诺亚夫娃卡罗曼布"  # sounds of transliterated names (莫斯科): not a surname's name
+    split_marks: str = "\u2014\u2026"  # coarse: a run of one of these (—— ……) splits into single marks, as MSR writes them
     classifiers: str = "个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步"
 
     def __post_init__(self):
-        for name in ("units", "date_units", "suffixes", "coarse_suffixes", "numerals", "classifiers"):
+        for name in ("units", "date_units", "suffixes", "coarse_suffixes", "numerals", "default_numerals", "one_joins", "coarse_one_splits", "demonstratives", "classifiers", "split_marks", "surnames", "foreign"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"Conventions.{name} must be a str of characters, got {type(getattr(self, name)).__name__}")
 
@@ -63,17 +78,36 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
     three characters are a string of the raw text with autonomy >= 0; None: wherever it follows."""
     if conventions.units and any(run.kind == "number" for run in runs):  # most texts have no number
         ends = _number_units(text, runs, ends, conventions, join_dates=granularity > DEFAULT_GRANULARITY)
+    if conventions.split_marks and granularity > DEFAULT_GRANULARITY:
+        ends = _split_marks(text, runs, ends, conventions.split_marks)
+    if conventions.surnames and granularity <= DEFAULT_GRANULARITY:
+        ends = _split_surnames(text, ends, conventions, word_table)
     suffixes = conventions.suffixes + (conventions.coarse_suffixes if granularity > DEFAULT_GRANULARITY else "")
     if granularity >= DEFAULT_GRANULARITY and suffixes:
         ends = _join_suffixes(text, ends, suffixes, word_table)
-    if granularity < DEFAULT_GRANULARITY and conventions.numerals and conventions.classifiers:
-        starts = np.concatenate([[0], ends[:-1]])
-        cuts = [end - 1 for start, end in zip(starts.tolist(), ends.tolist())
-                if 2 <= end - start <= 3 and text[end - 1] in conventions.classifiers
-                and all(c in conventions.numerals for c in text[start : end - 1])]
-        if cuts:
-            ends = np.union1d(ends, np.array(cuts, dtype=np.int64))
+    if conventions.classifiers:
+        ends = _split_counts(text, ends, conventions, granularity)
     return ends
+
+
+def _split_counts(text: str, ends: np.ndarray, conventions: Conventions, granularity: float) -> np.ndarray:
+    """A word of a numeral (one or two characters) and a classifier splits before the
+    classifier where the level's standard writes them apart; 这一 and 那一 split at every level."""
+    if granularity < DEFAULT_GRANULARITY:  # UD-like: every count
+        def apart(numeral: str, classifier: str) -> bool:
+            return all(c in conventions.numerals for c in numeral)
+    elif granularity == DEFAULT_GRANULARITY:  # PKU-like: 两 条, 一 年; but 一个 一些 这种
+        def apart(numeral: str, classifier: str) -> bool:
+            return (all(c in conventions.default_numerals for c in numeral)
+                    or numeral == "一" and classifier not in conventions.one_joins)
+    else:  # MSR-like: 两个 一年 一次; but 一 位, 一 项
+        def apart(numeral: str, classifier: str) -> bool:
+            return numeral == "一" and classifier in conventions.coarse_one_splits
+    starts = np.concatenate([[0], ends[:-1]])
+    cuts = [end - 1 for start, end in zip(starts.tolist(), ends.tolist())
+            if 2 <= end - start <= 3 and (text[end - 1] in conventions.classifiers and apart(text[start : end - 1], text[end - 1])
+                                          or end - start == 2 and text[end - 1] == "一" and text[start] in conventions.demonstratives)]
+    return np.union1d(ends, np.array(cuts, dtype=np.int64)) if cuts else ends
 
 
 def _number_units(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions, join_dates: bool) -> np.ndarray:
@@ -93,6 +127,35 @@ def _number_units(text: str, runs: list[Run], ends: np.ndarray, conventions: Con
     if not drop:
         return ends
     return np.setdiff1d(np.union1d(ends, np.array(add, dtype=np.int64)), np.array(drop, dtype=np.int64))
+
+
+def _split_marks(text: str, runs: list[Run], ends: np.ndarray, marks: str) -> np.ndarray:
+    """A run of one repeated mark from `marks` (—— ……) becomes one word per mark."""
+    cuts = [k for run in runs if run.kind == "punct" and run.end - run.start > 1 and text[run.start] in marks
+            for k in range(run.start + 1, run.end) if text[k] == text[run.start]]
+    return np.union1d(ends, np.array(cuts, dtype=np.int64)) if cuts else ends
+
+
+def _split_surnames(text: str, ends: np.ndarray, conventions: Conventions, word_table) -> np.ndarray:
+    """A three-character Han word that starts with a surname and reads as a personal name
+    splits after the surname (江泽民 -> 江|泽民): its first two characters occur mostly inside
+    it in the raw text (not 金融|业), and no character of the given name is a transliteration's."""
+    if not _any_of(conventions.surnames).search(text):
+        return ends
+    starts = np.concatenate([[0], ends[:-1]])
+    candidates = [k for k in np.flatnonzero(ends - starts == 3).tolist()
+                  if text[starts[k]] in conventions.surnames and HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])
+                  and not any(c in conventions.foreign for c in text[starts[k] + 1 : ends[k]])
+                  and text[ends[k] - 1] not in conventions.suffixes]
+    if not candidates:
+        return ends
+    if word_table is not None:
+        begin = starts[np.array(candidates)]
+        whole, first = np.split(word_table.counts_at(text, np.concatenate([begin, begin]), np.array([3] * len(begin) + [2] * len(begin))), 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = whole / first
+        candidates = [k for k, v in zip(candidates, share.tolist()) if not v < NAME_SHARE]  # NaN: unknown, kept
+    return np.union1d(ends, starts[np.array(candidates, dtype=np.int64)] + 1) if candidates else ends
 
 
 def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np.ndarray:

@@ -23,8 +23,9 @@ characters keeps units such as 联合国 or 实事求是 whole where the heads' 
 (a strong inner cut still wins: the 2+2 compounds the head splits with confidence stay split).
 
 After the Viterbi, join_cohesive joins two decoded words whose joined string the raw text
-rarely breaks (生产|总值 -> 生产总值: 总值 nearly always follows 生产), from the table's counts;
-the autonomy above cannot see that (a frequent compound is as autonomous as its halves).
+rarely breaks (生产|总值 -> 生产总值: 总值 nearly always follows 生产; 其|中 -> 其中), from the
+table's counts; the autonomy above cannot see that (a frequent compound is as autonomous as
+its halves, and the heads cut function words such as 其中 为了 以上 with some confidence).
 
 The decoder works on per-junction scores only, so it does not care how they were computed
 (torch, numpy, a distilled student): `cut_junctions(plan, combined, table, options)`.
@@ -58,14 +59,20 @@ class WordDecoding:
     join3: float | None = 0.7  # 2+1 or 1+2: count(word) / count(its two-character part)
     join4: float | None = 0.5  # 2+2: the larger of count(word) / count(half)
     join_min_count: int = 10  # the joined word must have been seen this often
+    # 1+1 (其|中, 为|了, 以|上): count(word) / the larger count of its two characters, and only
+    # where the heads' score of the junction (threshold subtracted) is below join2_below: 他|说
+    # is as cohesive, and the head is sure of that cut. Chosen on dev sentences 100-1,600 (pku,
+    # msr, ud), sentences 1,600-3,600 agreed (benchmarks/results/conventions_dev.md).
+    join2: float | None = 0.015
+    join2_below: float = 3.0
 
     def __post_init__(self):
         if not isinstance(self.max_len, int) or self.max_len < 1:
             raise ValueError(f"max_len must be an int >= 1, got {self.max_len!r}")
-        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from"):
+        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below"):
             if not np.isfinite(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
-        for name in ("join3", "join4"):
+        for name in ("join2", "join3", "join4"):
             value = getattr(self, name)
             if value is not None and not (np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number or None (never join), got {value!r}")
@@ -176,17 +183,19 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             ends = best_words(gains, values, sizes[group])
             for r, g in enumerate(group):
                 cut[firsts[g] : firsts[g] + sizes[g] - 1] = ends[r, : sizes[g] - 1]
-    if options.join3 is not None or options.join4 is not None:
-        join_cohesive(cut, joined, starts, sizes, firsts, table, options)
+    if options.join2 is not None or options.join3 is not None or options.join4 is not None:
+        join_cohesive(cut, scores, joined, starts, sizes, firsts, table, options)
     pieces = iter(np.split(cut, np.cumsum([len(c) for c in cuts if len(c)])[:-1]))
     return [next(pieces) if len(c) else c for c in cuts]
 
 
-def join_cohesive(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray, table: WordTable, options: WordDecoding) -> None:
+def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray, table: WordTable, options: WordDecoding) -> None:
     """Uncut (in place) the junction between two decoded words of a run whose joined string
     is cohesive in the raw text: of 2+2 characters, when one half is nearly always followed
     or preceded by the other (count(word) / count(half) >= join4: 生产|总值, 计划|生育); of
-    2+1 or 1+2, when the two-character part mostly occurs inside it (>= join3: 新华|社).
+    2+1 or 1+2, when the two-character part mostly occurs inside it (>= join3: 新华|社); of
+    1+1, when the pair is a share >= join2 of the more frequent character's occurrences and
+    the heads' score `scores` (clipped, per junction) is below join2_below (其|中, not 他|说).
 
     The Viterbi's autonomy cannot see this: a frequent compound is as autonomous as its
     halves, and the heads cut between them with confidence. Counted pairs that are merely
@@ -207,20 +216,22 @@ def join_cohesive(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndar
     lengths = ends - word_start + 1
     pair = np.flatnonzero(run_of[ends[:-1]] == run_of[ends[1:]])  # word j and j+1 in one run
     left, right = lengths[pair], lengths[pair + 1]
-    kinds = ((left == 2) & (right == 2), (left == 2) & (right == 1), (left == 1) & (right == 2))
-    keep = kinds[0] & (options.join4 is not None) | (kinds[1] | kinds[2]) & (options.join3 is not None)
+    kinds = ((left == 2) & (right == 2), (left == 2) & (right == 1), (left == 1) & (right == 2), (left == 1) & (right == 1))
+    keep = kinds[0] & (options.join4 is not None) | (kinds[1] | kinds[2]) & (options.join3 is not None) | kinds[3] & (options.join2 is not None)
     pair, left, right = pair[keep], left[keep], right[keep]
     if not len(pair):
         return
     begin = position[word_start[pair]]
-    two = np.full(len(pair), 2)
+    two = np.minimum(left + right - 1, 2)  # 1+1: the single characters
     whole, first_two, second_two = np.split(table.counts_at(  # the joined word, its first two and its
         text, np.concatenate([begin, begin, begin + left]), np.concatenate([left + right, two, two])), 3)  # two after the left word
     with np.errstate(divide="ignore", invalid="ignore"):
         share_first, share_second = whole / first_two, whole / second_two
+    two_chars = ((left == 1) & (right == 1) & (np.minimum(share_first, share_second) >= (options.join2 or np.inf))
+                 & (scores[junction[ends[pair]]] < options.join2_below))
     four = (left == 2) & (right == 2) & (np.maximum(share_first, share_second) >= (options.join4 or np.inf))
     three = (((left == 2) & (share_first >= (options.join3 or np.inf))) | ((right == 2) & (left == 1) & (share_second >= (options.join3 or np.inf))))
-    chosen = pair[(whole >= options.join_min_count) & (four | ((left + right == 3) & three))]
+    chosen = pair[(whole >= options.join_min_count) & (four | ((left + right == 3) & three) | two_chars)]
     previous = -2
     for j in chosen.tolist():  # few: a Python loop keeps "the left one" simple
         if j != previous + 1:

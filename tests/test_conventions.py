@@ -6,6 +6,7 @@ from segmenter import Conventions, Segmenter
 from segmenter.conventions import apply_conventions
 from segmenter.junctions import split_words
 from segmenter.text import split_runs
+from segmenter.wordstats import WordTable
 
 from test_heads import GOLD
 
@@ -40,12 +41,36 @@ def test_dates_join_only_coarser_than_default():
     assert words_after("１９９７年 １２月", ["１９９７", "年", " ", "１２", "月"], granularity=1.0) == ["１９９７年", " ", "１２月"]
 
 
-def test_counts_split_only_finer_than_default():
+def test_counts_split_by_level():
     text = "一个人和两条这三年"
     words = ["一个", "人", "和", "两条", "这三年"]
-    assert words_after(text, words) == words
+    assert words_after(text, words, granularity=1.0) == words  # MSR-like: 两条 is one word
+    assert words_after(text, words) == ["一个", "人", "和", "两", "条", "这三年"]  # PKU-like: 一个 each way, 两 条 apart
     assert words_after(text, words, granularity=0.0) == ["一", "个", "人", "和", "两", "条", "这三", "年"]
     assert words_after("一个人", ["一个人"], granularity=0.0) == ["一个人"]  # not a numeral + classifier word
+
+
+def test_a_name_splits_after_its_surname_at_the_default_and_finer():
+    text = "江泽民和莫斯科的金融业"
+    words = ["江泽民", "和", "莫斯科", "的", "金融业"]
+    # a transliteration (斯, 科) and a suffix word (业) are not names
+    assert words_after(text, words) == ["江", "泽民", "和", "莫斯科", "的", "金融业"]
+    assert words_after(text, words, granularity=0.0)[:2] == ["江", "泽民"]
+    assert words_after(text, words, granularity=1.0) == words  # MSR-like: names stay whole
+    assert words_after(text, words, conventions=Conventions(surnames="")) == words
+    # with a word table, the first two characters must occur mostly inside the word: 高速 is a
+    # word of its own in this raw text (高速度 stays whole), 江泽 occurs only in 江泽民
+    table = WordTable.from_texts(["高速公路", "高速发展", "高速列车", "高速度", "江泽民说"] * 3, max_n=4, min_count=1)
+    text = "江泽民高速度"
+    ends = apply_conventions(text, split_runs(text), np.array([3, 6]), Conventions(), 0.5, table)
+    assert split_words(text, ends) == ["江", "泽民", "高速度"]
+
+
+def test_dash_and_dot_runs_split_only_coarser_than_default():
+    text = "好——是……"
+    words = ["好", "——", "是", "……"]
+    assert words_after(text, words) == words  # PKU-like
+    assert words_after(text, words, granularity=1.0) == ["好", "—", "—", "是", "…", "…"]  # MSR-like
 
 
 def test_rules_off_and_bad_argument():

@@ -4,6 +4,8 @@ from __future__ import annotations
 import itertools
 import shutil
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -93,7 +95,7 @@ def test_without_word_evidence_it_is_the_threshold_decoder():
     rng = np.random.default_rng(1)
     scores = rng.normal(scale=3, size=len(plan.junctions))
     table = WordTable.from_texts(TOY, max_n=4, min_count=1)
-    plain = WordDecoding(alpha=0.0, bonus=0.0, clip=100.0, join3=None, join4=None)
+    plain = WordDecoding(alpha=0.0, bonus=0.0, clip=100.0, join2=None, join3=None, join4=None)
     np.testing.assert_array_equal(cut_junctions(plan, scores, table, plain), scores > 0)
 
 
@@ -180,13 +182,27 @@ def test_cohesive_pairs_join_and_frequent_pairs_do_not(tmp_path):
     ]:
         cut = cut_junctions(TextPlan(text), np.array(scores), table, options)
         assert list(cut) == expected, text
-        off = WordDecoding(alpha=0.0, bonus=0.0, join3=None, join4=None)
+        off = WordDecoding(alpha=0.0, bonus=0.0, join2=None, join3=None, join4=None)
         assert list(cut_junctions(TextPlan(text), np.array(scores), table, off)) == list(np.array(scores) > 0)
     # a table saved without counts joins nothing; join thresholds must be positive or None
     bare = WordTable.load(table.save(tmp_path / "bare.npz", with_counts=False))
     assert list(cut_junctions(TextPlan("生产总值"), np.array([-5.0, 8.0, -5.0]), bare, options)) == [False, True, False]
     with pytest.raises(ValueError, match="join4"):
         WordDecoding(join4=0.0)
+
+
+# 其 is nearly always followed by 中 here; 他 and 说 each occur far more often apart.
+FUNCTION_WORDS = ["其中有人", "其中很多", "他们其中", "他说好", "他们很好", "我说了", "你说", "他来了", "他走了", "说好了"] * 12
+
+
+def test_cohesive_characters_join_unless_the_head_is_sure():
+    table = WordTable.from_texts(FUNCTION_WORDS, max_n=4, min_count=1)
+    options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5, join2=0.5)  # 其中: 1.0 of 其, 他说: 0.2 of 他
+    assert list(cut_junctions(TextPlan("其中"), np.array([2.0]), table, options)) == [False]  # 1+1: one word
+    assert list(cut_junctions(TextPlan("他说"), np.array([2.0]), table, options)) == [True]  # a frequent pair
+    sure = np.array([options.join2_below + 1.0])  # the head is sure of this cut: it stays
+    assert list(cut_junctions(TextPlan("其中"), sure, table, options)) == [True]
+    assert list(cut_junctions(TextPlan("其中"), np.array([2.0]), table, replace(options, join2=None))) == [True]
 
 
 def test_values_at_chosen_strings_match_the_full_tables():

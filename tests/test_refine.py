@@ -10,7 +10,7 @@ from safetensors.numpy import load_file
 
 from conftest import TINY_CHARS, make_tiny_model, run_cli
 from segmenter import HeadProfile, Segmenter
-from segmenter.train.refine import RefineConfig, pipeline_targets, refine
+from segmenter.train.refine import RefineConfig, card_note, pipeline_targets, refine
 
 HAN = [c for c in TINY_CHARS if "\u4e00" <= c <= "\u9fff"]
 
@@ -51,6 +51,12 @@ def test_refine_writes_a_loadable_folder_with_new_weights(one_head_model, raw_fi
     text = "".join(HAN[:50]) + "，１９９７年。"
     assert "".join(Segmenter(out, window=30, overlap=8).segment(text)) == text
     assert not (out / "model.onnx").exists() and not list(tmp_path.glob(".*part"))
+    # a second round keeps the first round's record and says which round it is
+    again = tmp_path / "again"
+    refine(RefineConfig(model=str(out), raw=[str(raw_file)], out=str(again), chars=3000, lr=1e-2, minutes=1.0, seed=1))
+    profile = json.loads((again / "segmenter_heads.json").read_text(encoding="utf-8"))
+    assert profile["extra"]["refine"]["round"] == 2 and [r["round"] for r in profile["extra"]["refine_earlier"]] == [1]
+    assert "refined again (round 2)" in profile["source"] and "round 2" in card_note(profile["extra"]["refine"])
 
 
 def test_refine_refuses_what_it_cannot_train(tmp_path, raw_file, one_head_model):

@@ -132,8 +132,14 @@ def _write_folder(source: Path, out: Path, model, record: dict, had_onnx: bool) 
         shutil.rmtree(scratch)
         profile_path = building / PROFILE_FILE
         data = json.loads(profile_path.read_text(encoding="utf-8"))
-        data["source"] = f"{data.get('source', '')}; refined on its own pipeline's words ({record['label_chars']:,} raw characters)"
-        data.setdefault("extra", {})["refine"] = record
+        extra = data.setdefault("extra", {})
+        earlier = extra.get("refine_earlier", []) + ([extra["refine"]] if "refine" in extra else [])
+        record["round"] = len(earlier) + 1  # a refined model refined again keeps every round's record
+        again = "" if record["round"] == 1 else f"again (round {record['round']}) "
+        data["source"] = f"{data.get('source', '')}; refined {again}on its own pipeline's words ({record['label_chars']:,} raw characters)"
+        if earlier:
+            extra["refine_earlier"] = earlier
+        extra["refine"] = record
         profile_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         append_card_section(building, card_note(record))
         if had_onnx:
@@ -144,7 +150,7 @@ def _write_folder(source: Path, out: Path, model, record: dict, had_onnx: bool) 
 
 def card_note(record: dict) -> str:
     return (
-        "## Refined on its own words\n"
+        f"## Refined on its own words{'' if record.get('round', 1) == 1 else ', round ' + str(record['round'])}\n"
         f"`segmenter refine` fine-tuned the head on {record['label_chars']:,} raw characters labelled by this\n"
         f"model's own pipeline (word decoding, cohesive pairs, conventions; targets {1 - record['mix']:.2f} x its soft\n"
         f"score + {record['mix']:.2f} x the pipeline's cut; lr {record['lr']}, {record['epochs']} pass; the pipeline moved\n"
