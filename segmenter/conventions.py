@@ -103,6 +103,8 @@ def _split_counts(text: str, ends: np.ndarray, conventions: Conventions, granula
     else:  # MSR-like: 两个 一年 一次; but 一 位, 一 项
         def apart(numeral: str, classifier: str) -> bool:
             return numeral == "一" and classifier in conventions.coarse_one_splits
+    if not _count_pattern(conventions.numerals + conventions.demonstratives, conventions.classifiers + "一").search(text):
+        return ends  # most texts: no numeral before a classifier
     starts = np.concatenate([[0], ends[:-1]])
     cuts = [end - 1 for start, end in zip(starts.tolist(), ends.tolist())
             if 2 <= end - start <= 3 and (text[end - 1] in conventions.classifiers and apart(text[start : end - 1], text[end - 1])
@@ -174,6 +176,11 @@ def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np
         autonomy = word_table.autonomy_at(text, starts[np.array(candidates) - 1], np.full(len(candidates), 3))
         candidates = [k for k, a in zip(candidates, autonomy.tolist()) if a >= 0]
     return np.delete(ends, [k - 1 for k in candidates])
+
+
+@lru_cache(maxsize=16)
+def _count_pattern(numerals: str, classifiers: str) -> re.Pattern:
+    return re.compile(f"[{re.escape(numerals)}][{re.escape(classifiers)}]")
 
 
 @lru_cache(maxsize=16)
