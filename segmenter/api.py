@@ -26,6 +26,7 @@ from .junctions import TextPlan, score_texts as _score_texts, word_ends
 from .model import ModelLoadError, load_reader, read_profile, resolve_model_folder
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
+from .text import HAN_SPAN_RE
 
 ENGINES = ("auto", "numpy", "torch", "onnx")
 _DEVICE = re.compile(r"(cpu|cuda|mps)(:\d+)?")
@@ -300,11 +301,24 @@ class Segmenter:
         finer = sorted({v for v in GRANULARITY_NAMES.values() if v < level})
         words, *levels = self._level_tokens(check_text(unicode_sentence), [level, *finer])
         parts = {token for tokens in levels for token in tokens if token[2] - token[1] >= 2}
+        parts |= self._known_parts(unicode_sentence, words)
         tokens = []
         for word, sub_words in _nest(words, sorted(parts, key=lambda t: (t[1], -t[2]))):
             tokens.extend(sorted((t for t in sub_words if t != word), key=lambda t: (t[2] - t[1], t[1])))
             tokens.append(word)
         return tokens
+
+    def _known_parts(self, text: str, words: list[tuple[str, int, int]]) -> set[tuple[str, int, int]]:
+        """As jieba's search mode adds the dictionary's 2- and 3-grams of a longer word: the
+        2-grams of Han words of 3+ characters and the 3-grams of words of 4+ that the word table
+        knows as units (autonomy >= 0; 科学院 -> 科学). None without a word table."""
+        grams = [(at, n) for _, start, end in words if end - start > 2 and HAN_SPAN_RE.fullmatch(text, start, end)
+                 for n in (2, 3) if end - start > n for at in range(start, end - n + 1)]
+        if self.word_table is None or not grams:
+            return set()
+        starts, sizes = np.array(grams).T
+        autonomy = self.word_table.autonomy_at(text, starts, sizes)
+        return {(text[a : a + n], a, a + n) for (a, n), value in zip(grams, autonomy.tolist()) if value >= 0}
 
     def full_tokens(self, text: str, granularity=None) -> list[tuple[str, int, int]]:
         """Every candidate word of the levels fine, default, coarse (and `granularity`), once,

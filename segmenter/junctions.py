@@ -93,7 +93,7 @@ def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float, dic
 
     Every run ends a word (text.py's rules); inside Han runs a junction is cut where its
     combined score is above the threshold. `combined` has one score per junction. The
-    conventions of numbers and counts at `granularity` (conventions.py) move a few ends; a
+    conventions of numbers, counts and names at `granularity` (conventions.py) move a few ends; a
     user dictionary (dictionary.py) then overrides all: its words are neither split nor merged.
     """
     ends = [run.end for run in plan.runs]

@@ -106,7 +106,7 @@ def _granularity_setting(granularity: str, conventions: bool = True) -> Callable
             batch_size=config.batch_size, num_threads=config.threads,
             conventions=DEFAULT_CONVENTIONS if conventions else None,
         )
-        rules = "with the conventions of numbers and counts" if conventions else "no conventions (heads and word table only)"
+        rules = "with the conventions of numbers, counts and names" if conventions else "no conventions (heads and word table only)"
         about = (f"unsupervised, granularity {granularity}, {rules}; model {seg.folder.name}, head profile: {seg.profile.source}; "
                  f"{seg.engine} engine")
 
