@@ -299,9 +299,10 @@ class Segmenter:
             return self.tokenize_batch([check_text(unicode_sentence)], granularity, show_progress=False)[0]
         level = self.granularity if granularity is None else granularity_value(granularity)
         finer = sorted({v for v in GRANULARITY_NAMES.values() if v < level})
-        words, *levels = self._level_tokens(check_text(unicode_sentence), [level, *finer])
+        text = check_text(unicode_sentence)
+        words, *levels = self._level_tokens(text, [level, *finer])
         parts = {token for tokens in levels for token in tokens if token[2] - token[1] >= 2}
-        parts |= self._known_parts(unicode_sentence, words)
+        parts |= self._known_parts(text, words)
         tokens = []
         for word, sub_words in _nest(words, sorted(parts, key=lambda t: (t[1], -t[2]))):
             tokens.extend(sorted((t for t in sub_words if t != word), key=lambda t: (t[2] - t[1], t[1])))

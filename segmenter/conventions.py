@@ -33,7 +33,7 @@ still wins over it, and the words still join back to the text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
 import numpy as np
@@ -66,7 +66,7 @@ class Conventions:
     classifiers: str = "个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步"
 
     def __post_init__(self):
-        for name in ("units", "date_units", "suffixes", "coarse_suffixes", "numerals", "default_numerals", "one_joins", "coarse_one_splits", "demonstratives", "classifiers", "split_marks", "surnames", "foreign"):
+        for name in (field.name for field in fields(self) if isinstance(field.default, str)):  # the character lists
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"Conventions.{name} must be a str of characters, got {type(getattr(self, name)).__name__}")
 
@@ -92,24 +92,26 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
 
 def _split_counts(text: str, ends: np.ndarray, conventions: Conventions, granularity: float) -> np.ndarray:
     """A word of a numeral (one or two characters) and a classifier splits before the
-    classifier where the level's standard writes them apart; 这一 and 那一 split at every level."""
-    if granularity < DEFAULT_GRANULARITY:  # UD-like: every count
-        def apart(numeral: str, classifier: str) -> bool:
-            return all(c in conventions.numerals for c in numeral)
-    elif granularity == DEFAULT_GRANULARITY:  # PKU-like: 两 条, 一 年; but 一个 一些 这种
-        def apart(numeral: str, classifier: str) -> bool:
-            return (all(c in conventions.default_numerals for c in numeral)
-                    or numeral == "一" and classifier not in conventions.one_joins)
-    else:  # MSR-like: 两个 一年 一次; but 一 位, 一 项
-        def apart(numeral: str, classifier: str) -> bool:
-            return numeral == "一" and classifier in conventions.coarse_one_splits
-    if not _count_pattern(conventions.numerals + conventions.demonstratives, conventions.classifiers + "一").search(text):
+    classifier where the level's standard writes them apart (_count_apart); 这一 and 那一 split
+    at every level."""
+    numerals = conventions.numerals + conventions.default_numerals + "一" + conventions.demonstratives
+    if not _count_pattern(numerals, conventions.classifiers + "一").search(text):
         return ends  # most texts: no numeral before a classifier
     starts = np.concatenate([[0], ends[:-1]])
     cuts = [end - 1 for start, end in zip(starts.tolist(), ends.tolist())
-            if 2 <= end - start <= 3 and (text[end - 1] in conventions.classifiers and apart(text[start : end - 1], text[end - 1])
+            if 2 <= end - start <= 3 and (text[end - 1] in conventions.classifiers
+                                          and _count_apart(text[start : end - 1], text[end - 1], conventions, granularity)
                                           or end - start == 2 and text[end - 1] == "一" and text[start] in conventions.demonstratives)]
     return np.union1d(ends, np.array(cuts, dtype=np.int64)) if cuts else ends
+
+
+def _count_apart(numeral: str, classifier: str, conventions: Conventions, granularity: float) -> bool:
+    """Whether the level's standard writes `numeral` and `classifier` as two words."""
+    if granularity < DEFAULT_GRANULARITY:  # UD-like: every count
+        return all(c in conventions.numerals for c in numeral)
+    if granularity == DEFAULT_GRANULARITY:  # PKU-like: 两 条, 一 年; but 一个 一些 这种
+        return all(c in conventions.default_numerals for c in numeral) or numeral == "一" and classifier not in conventions.one_joins
+    return numeral == "一" and classifier in conventions.coarse_one_splits  # MSR-like: 两个 一次; but 一 位, 一 项
 
 
 def _number_units(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions, join_dates: bool) -> np.ndarray:
