@@ -5,6 +5,7 @@ digits (a rule's run, text.py) never joins a Han character, and nothing in raw t
 whether 两个 is one word: that is a decision of the standard, not of the language.
 
     number + unit   １９９７年 ２月 ５日 ３０万 ２亿     PKU and MSR: one word      UD: 1996 年
+    Han numerals    三十二 第十五 一九九八              all three: one word
     date            １９９７年２月５日                  MSR: one word              PKU: three
     count           两 个, 三 条, 几 年                  PKU, UD: apart              MSR: 两个
     count with 一    一 个, 这 一                        UD: apart                   PKU: each way, MSR: 一个
@@ -16,8 +17,9 @@ So the rules follow the granularity, and the three named levels follow the three
 the gold files: **default** is PKU-like, **coarse** MSR-like, **fine** UD-like. At every level a
 number written in full-width digits takes the unit after it (the SIGHAN corpora, typeset the
 way mainland print is, write dates with full-width digits and join them; UD writes ASCII
-digits and keeps them apart, so ASCII digits are left alone). From the default up, a
-two-character word takes a suffix where the word table knows the three characters as a unit
+digits and keeps them apart, so ASCII digits are left alone), and a number in Han numerals
+is one word, whatever the heads cut inside it (第十|五 -> 第十五: numbers are too many and
+too rare for the word table; `_join_han_numbers`). From the default up, a two-character word takes a suffix where the word table knows the three characters as a unit
 (`suffixes`: those that cost ud_gsdsimp_dev nothing; `coarse_suffixes`, which UD keeps apart,
 only coarser); coarser, a date's parts join and runs of dashes or dots split. At the default
 and finer, a numeral other than 一 这 那 每 各 splits from its classifier (finer: every
@@ -52,7 +54,7 @@ class Conventions:
     units: str = "年月日号时分秒万亿"  # a full-width number takes the first of these after it
     ascii_digits: bool = False  # True: numbers in ASCII digits take their unit too
     date_units: str = "年月日号时分"  # coarse: number+unit words in a row make one date
-    suffixes: str = "社部化院县员界业率厂制力"  # default and coarser: a two-character word takes one of these
+    suffixes: str = "社部化院县员界业率厂制力费价镇点片金台式额线馆室师度品感学户器厅展期"  # default and coarser: a two-character word takes one of these
     coarse_suffixes: str = "会性者市省局区队国团"  # coarser only (UD keeps these apart: 上海 市, 中国 队)
     numerals: str = "一二三四五六七八九十两几这那每各某哪半"  # fine: these, then a classifier, split
     default_numerals: str = "二三四五六七八九十两几半"  # at the default, these split from any classifier ...
@@ -63,6 +65,10 @@ class Conventions:
     surnames: str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
     foreign: str = "斯克尔利维埃鲁门尼伦特森迪莱拉里诺亚夫娃卡罗曼布"  # sounds of transliterated names (莫斯科): not a surname's name
     split_marks: str = "\u2014\u2026"  # coarse: a run of one of these (—— ……) splits into single marks, as MSR writes them
+    # every level: a number in Han numerals is one word (三十二, 第十五, 一九九八): one with a
+    # 十 百 千, or three and more digits, optionally after 第; its inner word ends go
+    han_digits: str = "〇零一二三四五六七八九两几"
+    han_powers: str = "十百千万亿"
     classifiers: str = "个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步"
 
     def __post_init__(self):
@@ -78,6 +84,8 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
     three characters are a string of the raw text with autonomy >= 0; None: wherever it follows."""
     if conventions.units and any(run.kind == "number" for run in runs):  # most texts have no number
         ends = _number_units(text, runs, ends, conventions, join_dates=granularity > DEFAULT_GRANULARITY)
+    if conventions.han_powers or conventions.han_digits:
+        ends = _join_han_numbers(text, ends, conventions)
     if conventions.split_marks and granularity > DEFAULT_GRANULARITY:
         ends = _split_marks(text, runs, ends, conventions.split_marks)
     if conventions.surnames and granularity <= DEFAULT_GRANULARITY:
@@ -133,6 +141,15 @@ def _number_units(text: str, runs: list[Run], ends: np.ndarray, conventions: Con
     return np.setdiff1d(np.union1d(ends, np.array(add, dtype=np.int64)), np.array(drop, dtype=np.int64))
 
 
+def _join_han_numbers(text: str, ends: np.ndarray, conventions: Conventions) -> np.ndarray:
+    """A number written in Han numerals (with 第 before it: an ordinal) loses the word ends
+    inside it: 第十|五 -> 第十五, 三|十二 -> 三十二. Two or more numerals with a power among
+    them (十 百 千 万 亿), or three digits and more (一九九八): 一一 and 万一 are left alone."""
+    pattern = _han_number_pattern(conventions.han_digits, conventions.han_powers)
+    inner = [k for match in pattern.finditer(text) for k in range(match.start() + 1, match.end())]
+    return np.setdiff1d(ends, np.array(inner, dtype=np.int64)) if inner else ends
+
+
 def _split_marks(text: str, runs: list[Run], ends: np.ndarray, marks: str) -> np.ndarray:
     """A run of one repeated mark from `marks` (—— ……) becomes one word per mark."""
     cuts = [k for run in runs if run.kind == "punct" and run.end - run.start > 1 and text[run.start] in marks
@@ -183,6 +200,20 @@ def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np
 @lru_cache(maxsize=16)
 def _count_pattern(numerals: str, classifiers: str) -> re.Pattern:
     return re.compile(f"[{re.escape(numerals)}][{re.escape(classifiers)}]")
+
+
+@lru_cache(maxsize=16)
+def _han_number_pattern(digits: str, powers: str) -> re.Pattern:
+    """第? then two numerals or more, one of them a power, not led by 万 or 亿 (万一 亿万 are
+    words, not numbers); or 第? then three digits or more."""
+    leading = re.escape(digits + powers.replace("万", "").replace("亿", ""))
+    numeral, digit, power = re.escape(digits + powers), re.escape(digits), re.escape(powers)
+    parts = []
+    if powers:  # the lookahead: a power comes after the digits, if any, that lead
+        parts.append(f"第?(?={f'[{digit}]*' if digits else ''}[{power}])[{leading}][{numeral}]+")
+    if digits:
+        parts.append(f"第?[{digit}]{{3,}}")
+    return re.compile("|".join(parts) or "(?!)")
 
 
 @lru_cache(maxsize=16)

@@ -65,14 +65,20 @@ class WordDecoding:
     # msr, ud), sentences 1,600-3,600 agreed (benchmarks/results/conventions_dev.md).
     join2: float | None = 0.015
     join2_below: float = 3.0
+    # Four-character units the decoder left in pieces with a single character among them
+    # (翻|山|越|岭, 自|力|更生, 鄂尔多|斯; join_units): they join when the four characters are a
+    # share >= join_units of the occurrences of their most frequent inner two characters and
+    # their autonomy is at least units_from. None: never. Chosen on dev sentences 100-1,600.
+    join_units: float | None = 0.3
+    units_from: float = 2.0
 
     def __post_init__(self):
         if not isinstance(self.max_len, int) or self.max_len < 1:
             raise ValueError(f"max_len must be an int >= 1, got {self.max_len!r}")
-        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below"):
+        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below", "units_from"):
             if not np.isfinite(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
-        for name in ("join2", "join3", "join4"):
+        for name in ("join2", "join3", "join4", "join_units"):
             value = getattr(self, name)
             if value is not None and not (np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number or None (never join), got {value!r}")
@@ -183,10 +189,59 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             ends = best_words(gains, values, sizes[group])
             for r, g in enumerate(group):
                 cut[firsts[g] : firsts[g] + sizes[g] - 1] = ends[r, : sizes[g] - 1]
+    if options.join_units is not None:
+        join_units(cut, joined, starts, sizes, firsts, table, options)
     if options.join2 is not None or options.join3 is not None or options.join4 is not None:
         join_cohesive(cut, scores, joined, starts, sizes, firsts, table, options)
     pieces = iter(np.split(cut, np.cumsum([len(c) for c in cuts if len(c)])[:-1]))
     return [next(pieces) if len(c) else c for c in cuts]
+
+
+def _decoded_words(cut: np.ndarray, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray):
+    """The words the junction decisions `cut` make of the runs: per word, its run, its first
+    character's position in the joined text, its length, and the junction after its last
+    character (0 for a run's last word: there is none)."""
+    run_of = np.repeat(np.arange(len(sizes)), sizes)
+    k = np.arange(len(run_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # index inside its run
+    position = starts[run_of] + k
+    last = k == sizes[run_of] - 1
+    junction = np.where(last, 0, firsts[run_of] + k)
+    ends = np.flatnonzero(last | cut[junction] & ~last)  # characters that end a word
+    word_start = np.concatenate([[0], ends[:-1] + 1])
+    return run_of[ends], position[word_start], ends - word_start + 1, junction[ends]
+
+
+def join_units(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray, table: WordTable, options: WordDecoding) -> None:
+    """Uncut (in place) the inside of four characters that the decoder left as 2-4 words, one
+    of them a single character, where the raw text has the four as a unit: they are a share
+    >= join_units of the occurrences of their most frequent inner two characters (山越 occurs
+    mostly in 翻山越岭) and their autonomy is >= units_from. Idioms and transliterations have
+    single characters the heads cut off with confidence; 2+2 is join_cohesive's. Of
+    overlapping candidates the most cohesive joins."""
+    run, begin, length, after = _decoded_words(cut, starts, sizes, firsts)
+    candidates = []  # (first word, words) of 2-4 words in one run that make four characters
+    for words in (2, 3, 4):
+        first = np.arange(len(length) - words + 1)
+        total = sum(length[first + i] for i in range(words))
+        shortest = np.min([length[first + i] for i in range(words)], axis=0)
+        same_run = run[first] == run[first + words - 1]
+        for j in first[same_run & (total == 4) & (shortest == 1)].tolist():
+            candidates.append((j, words))
+    if not candidates:
+        return
+    where = begin[[j for j, _ in candidates]]
+    whole = table.counts_at(text, where, np.full(len(where), 4))
+    inner = np.max([table.counts_at(text, where + i, np.full(len(where), 2)) for i in range(3)], axis=0)
+    autonomy = table.autonomy_at(text, where, np.full(len(where), 4))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(inner > 0, whole / inner, 0.0)
+    chosen = (whole >= options.join_min_count) & (share >= options.join_units) & (autonomy >= options.units_from)
+    taken = np.zeros(len(length), dtype=bool)
+    for c in np.argsort(-share, kind="stable")[chosen[np.argsort(-share, kind="stable")]].tolist():
+        j, words = candidates[c]
+        if not taken[j : j + words].any():
+            taken[j : j + words] = True
+            cut[after[j : j + words - 1]] = False
 
 
 def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray, table: WordTable, options: WordDecoding) -> None:
@@ -205,37 +260,29 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
     cut: the decisions of all junctions of the runs (runs in the joined `text` at `starts`,
     `sizes` characters, their first junction at `firsts`), after the Viterbi.
     """
-    # Every character of every run: its position in `text`, its run, and the junction after it.
-    run_of = np.repeat(np.arange(len(sizes)), sizes)
-    k = np.arange(len(run_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # index inside its run
-    position = starts[run_of] + k
-    last = k == sizes[run_of] - 1
-    junction = np.where(last, 0, firsts[run_of] + k)
-    ends = np.flatnonzero(last | cut[junction] & ~last)  # characters that end a word
-    word_start = np.concatenate([[0], ends[:-1] + 1])
-    lengths = ends - word_start + 1
-    pair = np.flatnonzero(run_of[ends[:-1]] == run_of[ends[1:]])  # word j and j+1 in one run
+    run, begin, lengths, after = _decoded_words(cut, starts, sizes, firsts)
+    pair = np.flatnonzero(run[:-1] == run[1:])  # word j and j+1 in one run
     left, right = lengths[pair], lengths[pair + 1]
     kinds = ((left == 2) & (right == 2), (left == 2) & (right == 1), (left == 1) & (right == 2), (left == 1) & (right == 1))
     keep = kinds[0] & (options.join4 is not None) | (kinds[1] | kinds[2]) & (options.join3 is not None) | kinds[3] & (options.join2 is not None)
     pair, left, right = pair[keep], left[keep], right[keep]
     if not len(pair):
         return
-    begin = position[word_start[pair]]
+    begin = begin[pair]
     two = np.minimum(left + right - 1, 2)  # 1+1: the single characters
     whole, first_two, second_two = np.split(table.counts_at(  # the joined word, its first two and its
         text, np.concatenate([begin, begin, begin + left]), np.concatenate([left + right, two, two])), 3)  # two after the left word
     with np.errstate(divide="ignore", invalid="ignore"):
         share_first, share_second = whole / first_two, whole / second_two
     two_chars = ((left == 1) & (right == 1) & (np.minimum(share_first, share_second) >= (options.join2 or np.inf))
-                 & (scores[junction[ends[pair]]] < options.join2_below))
+                 & (scores[after[pair]] < options.join2_below))
     four = (left == 2) & (right == 2) & (np.maximum(share_first, share_second) >= (options.join4 or np.inf))
     three = (((left == 2) & (share_first >= (options.join3 or np.inf))) | ((right == 2) & (left == 1) & (share_second >= (options.join3 or np.inf))))
     chosen = pair[(whole >= options.join_min_count) & (four | ((left + right == 3) & three) | two_chars)]
     previous = -2
     for j in chosen.tolist():  # few: a Python loop keeps "the left one" simple
         if j != previous + 1:
-            cut[junction[ends[j]]] = False
+            cut[after[j]] = False
             previous = j
 
 

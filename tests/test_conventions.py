@@ -41,6 +41,15 @@ def test_dates_join_only_coarser_than_default():
     assert words_after("１９９７年 １２月", ["１９９７", "年", " ", "１２", "月"], granularity=1.0) == ["１９９７年", " ", "１２月"]
 
 
+def test_han_numbers_are_one_word_at_every_level():
+    text = "第三十二条和一九九八年统一一致"
+    words = ["第三", "十二", "条", "和", "一九", "九八", "年", "统一", "一致"]
+    for granularity in (0.0, 0.5, 1.0):
+        assert words_after(text, words, granularity) == ["第三十二", "条", "和", "一九九八", "年", "统一", "一致"]
+    assert words_after("万一", ["万", "一"]) == ["万", "一"]  # no power, two digits: not a number
+    assert words_after(text, words, conventions=Conventions(han_digits="", han_powers="")) == words
+
+
 def test_counts_split_by_level():
     text = "一个人和两条这三年"
     words = ["一个", "人", "和", "两条", "这三年"]

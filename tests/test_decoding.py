@@ -95,7 +95,7 @@ def test_without_word_evidence_it_is_the_threshold_decoder():
     rng = np.random.default_rng(1)
     scores = rng.normal(scale=3, size=len(plan.junctions))
     table = WordTable.from_texts(TOY, max_n=4, min_count=1)
-    plain = WordDecoding(alpha=0.0, bonus=0.0, clip=100.0, join2=None, join3=None, join4=None)
+    plain = WordDecoding(alpha=0.0, bonus=0.0, clip=100.0, join2=None, join3=None, join4=None, join_units=None)
     np.testing.assert_array_equal(cut_junctions(plan, scores, table, plain), scores > 0)
 
 
@@ -182,7 +182,7 @@ def test_cohesive_pairs_join_and_frequent_pairs_do_not(tmp_path):
     ]:
         cut = cut_junctions(TextPlan(text), np.array(scores), table, options)
         assert list(cut) == expected, text
-        off = WordDecoding(alpha=0.0, bonus=0.0, join2=None, join3=None, join4=None)
+        off = WordDecoding(alpha=0.0, bonus=0.0, join2=None, join3=None, join4=None, join_units=None)
         assert list(cut_junctions(TextPlan(text), np.array(scores), table, off)) == list(np.array(scores) > 0)
     # a table saved without counts joins nothing; join thresholds must be positive or None
     bare = WordTable.load(table.save(tmp_path / "bare.npz", with_counts=False))
@@ -217,3 +217,21 @@ def test_values_at_chosen_strings_match_the_full_tables():
             assert counts[i] == full_counts[s, n - 1]
             assert (np.isnan(autonomy[i]) and np.isnan(full_autonomy[s, n - 1])) or autonomy[i] == full_autonomy[s, n - 1]
     assert counts[-1] == 0 and np.isnan(autonomy[-1]) and counts[2] > 0
+
+
+# 翻山越岭 is a unit in many contexts; 我们 and 说好 are frequent apart far more than together.
+IDIOMS = ["他们翻山越岭", "翻山越岭来了", "我们翻山越岭去", "要翻山越岭", "翻山越岭的人", "我们说了", "我们好",
+          "说好了", "我们来了", "说好的", "我们说好", "山上", "越来越好", "岭南"] * 8
+
+
+def test_four_character_units_join_from_single_characters():
+    table = WordTable.from_texts(IDIOMS, max_n=4, min_count=1)
+    options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5, join_units=0.3, units_from=-10.0)
+    sure = np.array([5.0, 5.0, 5.0])  # the head cuts every junction
+    assert list(cut_junctions(TextPlan("翻山越岭"), sure, table, options)) == [False, False, False]
+    assert list(cut_junctions(TextPlan("我们说好"), sure, table, options)) == [True, True, True]  # 我们 is mostly elsewhere
+    assert list(cut_junctions(TextPlan("翻山越岭"), sure, table, replace(options, join_units=None))) == [True, True, True]
+    # inside a longer run the unit joins and the rest keeps the heads' cuts
+    assert list(cut_junctions(TextPlan("他们翻山越岭"), np.full(5, 5.0), table, options)) == [True, True, False, False, False]
+    # units_from: the four characters must be autonomous enough
+    assert list(cut_junctions(TextPlan("翻山越岭"), sure, table, replace(options, units_from=100.0))) == [True, True, True]
