@@ -8,6 +8,7 @@ model's head cuts most of them. Here each Han run is segmented by dynamic progra
     sum over cut junctions k of   beta * clip(s_k)            (s: the heads' score minus the threshold)
   + sum over words w of           alpha * A(w) * len(w)       (A: autonomy from raw text, wordstats.py)
                                 + bonus  if len(w) >= 3 and A(w) >= bonus_from
+                                + gamma * log p(w)          (p: the table's unigram word model)
 
 A string the word table does not hold (never seen in the raw text, pruned, or longer than its
 max_n) gets `unseen` in place of A; single characters are neutral (A = 0) when unseen. With
@@ -21,6 +22,10 @@ two-character word is more autonomous than the whole; a small alpha lets it fix 
 one- and two-character mistakes, and the bonus for a clearly autonomous word of three and more
 characters keeps units such as 联合国 or 实事求是 whole where the heads' inner cuts are weak
 (a strong inner cut still wins: the 2+2 compounds the head splits with confidence stay split).
+The unigram term says what autonomy cannot: how often the raw text uses a string *as a word*
+(fitted by EM over all segmentations of the raw text, train/unigram.py). 主义 is autonomous,
+but most of its occurrences are inside 社会主义; and a run of words the raw text never uses as
+words (克服金融危机 as one word) scores low. A table without the model leaves the term out.
 
 After the Viterbi, join_cohesive joins two decoded words whose joined string the raw text
 rarely breaks (生产|总值 -> 生产总值: 总值 nearly always follows 生产; 其|中 -> 其中), from the
@@ -52,8 +57,15 @@ class WordDecoding:
     clip: float = 8.0  # junction scores are clipped to [-clip, clip]: a very sure head is sure enough
     unseen: float = -1.0  # autonomy given to strings of 2+ characters the table lacks
     max_len: int = 6  # longest word considered (characters)
-    bonus: float = 2.0  # added to a word of 3+ characters whose autonomy is at least `bonus_from`
+    # Added to a word of 3+ characters whose autonomy is at least `bonus_from`. It was 2.0; the
+    # unigram term below does its work (keeping 联合国-like units whole) and more: with it, a bonus
+    # of 0.5 or 1.0 scored lower on dev than none.
+    bonus: float = 0.0
     bonus_from: float = 3.0
+    # Weight of the unigram model's log p(w) per word (a table without one: no term). Chosen on dev
+    # sentences 100-1,600 of the three dev files with bonus 0 (0.1-0.25 all gained, 0.2 the best
+    # mean F1: +0.0047 at the default level); sentences 1,600-3,600 of pku_dev and msr_dev agreed.
+    gamma: float = 0.2
     # Cohesive pairs (join_cohesive): two decoded words join into one of 3 / 4 characters when
     # the raw text rarely has the two-character part(s) without the rest. None: never.
     join3: float | None = 0.7  # 2+1 or 1+2: count(word) / count(its two-character part)
@@ -75,7 +87,7 @@ class WordDecoding:
     def __post_init__(self):
         if not isinstance(self.max_len, int) or self.max_len < 1:
             raise ValueError(f"max_len must be an int >= 1, got {self.max_len!r}")
-        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below", "units_from"):
+        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below", "units_from", "gamma"):
             if not np.isfinite(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
         for name in ("join2", "join3", "join4", "join_units"):
@@ -83,9 +95,10 @@ class WordDecoding:
             if value is not None and not (np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number or None (never join), got {value!r}")
 
-    def word_values(self, autonomy: np.ndarray, room: np.ndarray) -> np.ndarray:
-        """(..., L) autonomy of the words starting at a character (NaN = unknown) and (...)
-        characters left in its run from there -> (..., L) value of each candidate word."""
+    def word_values(self, autonomy: np.ndarray, room: np.ndarray, logp: np.ndarray | None = None) -> np.ndarray:
+        """(..., L) autonomy of the words starting at a character (NaN = unknown), (...)
+        characters left in its run from there, and (..., L) their unigram log p (None: no
+        model) -> (..., L) value of each candidate word."""
         max_len = autonomy.shape[-1]
         known = np.where(np.isnan(autonomy), self.unseen, autonomy)
         known[..., 0] = np.nan_to_num(autonomy[..., 0], nan=0.0)  # unknown single characters: neutral
@@ -93,6 +106,8 @@ class WordDecoding:
         values = self.alpha * known * lengths
         if self.bonus:  # NaN >= x is False: unknown strings get no bonus
             values += np.where((lengths >= 3) & (autonomy >= self.bonus_from), self.bonus, 0.0)
+        if logp is not None and self.gamma:
+            values += self.gamma * logp
         values[lengths > room[..., None]] = -np.inf  # a word may not run past the end of its run
         return values
 
@@ -171,7 +186,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     # Autonomy of every string starting at every character of the joined texts: strings that
     # cross a text's end are never read (a word may not run past its run: word_values).
     joined = "\n".join(texts)
-    autonomy = table.autonomy(joined, options.max_len)
+    autonomy, logp = table.autonomy_and_logp(joined, options.max_len)
     flat = [c for c in combined if c is not None and len(c)]
     scores = np.clip(options.beta * np.concatenate(flat).astype(np.float64), -options.beta * options.clip, options.beta * options.clip)
     cut = np.concatenate([c for c in cuts if len(c)])
@@ -183,7 +198,8 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             k = np.arange(n)
             inside = k[None, :] < sizes[group, None]  # (R, N)
             rows = np.where(inside, starts[group, None] + k[None, :], 0)
-            values = options.word_values(autonomy[rows], np.where(inside, sizes[group, None] - k[None, :], 0))
+            values = options.word_values(autonomy[rows], np.where(inside, sizes[group, None] - k[None, :], 0),
+                                         None if logp is None else logp[rows])
             junction = np.where(k[None, :] < sizes[group, None] - 1, firsts[group, None] + k[None, :], 0)
             gains = np.where(k[None, :] < sizes[group, None] - 1, scores[junction], 0.0)
             ends = best_words(gains, values, sizes[group])

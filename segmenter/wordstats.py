@@ -16,9 +16,11 @@ polynomial hash of its code points (collisions: ~1e-8 for a million keys), so n 
 
 `WordTable` is what ships beside a model (`ngrams.npz`, a few MB): for each length n, the
 sorted hashes of the n-grams seen at least `min_count` times and their autonomy (float16);
-and their counts (uint32: the decoder's cohesive pairs read them, decoding.join_cohesive).
-Strings that were pruned or never seen get no autonomy (NaN): the decoder treats them as
-unknown (decoding.py).
+and their counts (uint32: the decoder's cohesive pairs read them, decoding.join_cohesive);
+optionally a unigram word model over the same strings (float16 log p(w), fitted by EM on the
+raw text: train/unigram.py), which the decoder adds per word. Strings that were pruned or never
+seen get no autonomy (NaN): the decoder treats them as unknown (decoding.py), and the unigram
+model gives them its `unseen` log-probability.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import numpy as np
 from .corpus import iter_raw_lines
 
 TABLE_FILE = "ngrams.npz"
+UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
 
 
@@ -67,14 +70,25 @@ def sample_raw_lines(paths: list[str | Path], chars: list[int | None]) -> list[s
 
 
 class WordTable:
-    """Per length n (1..max_n): sorted uint64 hashes, their autonomy (float16) and counts (uint32)."""
+    """Per length n (1..max_n): sorted uint64 hashes, their autonomy (float16) and counts (uint32);
+    `unigram`, when fitted: {"logp": {n: float16 log p of those strings}, "unseen": log p of a
+    string not in the table, "words" and "chars": expected words and Han characters of the text
+    it was fitted on} (train/unigram.py)."""
 
-    def __init__(self, tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]], info: dict | None = None):
+    def __init__(self, tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]], info: dict | None = None,
+                 unigram: dict | None = None):
         if not tables:
             raise ValueError("a word table needs at least the 1-grams")
+        if unigram is not None and set(unigram["logp"]) != set(tables):
+            raise ValueError(f"the unigram model covers lengths {sorted(unigram['logp'])}, the table {sorted(tables)}")
         self.tables = tables
         self.max_n = max(tables)
         self.info = info or {}
+        self.unigram = unigram
+
+    def with_unigram(self, unigram: dict) -> "WordTable":
+        """This table with a unigram word model (train/unigram.fit_unigram's result) beside it."""
+        return WordTable(self.tables, self.info, {k: unigram[k] for k in ("logp", "unseen", "words", "chars")})
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -129,10 +143,12 @@ class WordTable:
 
     # -- persistence ------------------------------------------------------------------------
     def pruned(self, min_count: int) -> "WordTable":
-        """The n-grams seen at least `min_count` times (autonomies unchanged)."""
-        tables = {n: tuple(a[counts >= min_count] for a in (keys, autonomy, counts))
-                  for n, (keys, autonomy, counts) in self.tables.items()}
-        return WordTable(tables, {**self.info, "min_count": max(min_count, self.info.get("min_count", 1))})
+        """The n-grams seen at least `min_count` times (autonomies and unigram values unchanged)."""
+        keep = {n: counts >= min_count for n, (_, _, counts) in self.tables.items()}
+        tables = {n: tuple(a[keep[n]] for a in arrays) for n, arrays in self.tables.items()}
+        unigram = None if self.unigram is None else {
+            **self.unigram, "logp": {n: logp[keep[n]] for n, logp in self.unigram["logp"].items()}}
+        return WordTable(tables, {**self.info, "min_count": max(min_count, self.info.get("min_count", 1))}, unigram)
 
     def save(self, folder_or_file: str | Path, with_counts: bool = True) -> Path:
         """Write `ngrams.npz` (into a folder) or the file named; with_counts=False leaves the counts out
@@ -145,6 +161,10 @@ class WordTable:
             arrays.update({f"keys{n}": keys, f"autonomy{n}": autonomy})
             if with_counts:
                 arrays[f"counts{n}"] = counts
+            if self.unigram is not None:
+                arrays[f"logp{n}"] = self.unigram["logp"][n]
+        if self.unigram is not None:
+            arrays["unigram"] = np.array([self.unigram[k] for k in ("unseen", "words", "chars")], dtype=np.float64)
         with open(path, "wb") as handle:  # np.savez would add ".npz" to a name without it
             np.savez(handle, **arrays)  # hashes do not compress: plain npz loads faster
         return path
@@ -163,9 +183,13 @@ class WordTable:
                 keys = data[f"keys{n}"]
                 tables[n] = (keys, data[f"autonomy{n}"], counts if counts is not None else np.zeros(len(keys), np.uint32))
             chars, min_count = (int(v) for v in data["info"])
+            unigram = None
+            if "unigram" in data.files:  # a table written before the unigram model has none
+                unseen, words, fitted_chars = (float(v) for v in data["unigram"])
+                unigram = {"logp": {n: data[f"logp{n}"] for n in ns}, "unseen": unseen, "words": words, "chars": fitted_chars}
         except (OSError, KeyError, ValueError) as err:
             raise ValueError(f"word table {path} is unreadable ({err}); rebuild it with `segmenter ngrams`") from err
-        return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max(ns) if ns else 0})
+        return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max(ns) if ns else 0}, unigram)
 
     def __len__(self) -> int:
         return sum(len(t[0]) for t in self.tables.values())
@@ -174,35 +198,54 @@ class WordTable:
     def autonomy(self, run: str, max_len: int | None = None) -> np.ndarray:
         """(len(run), max_len) float64: A(run[i:i+L]) at [i, L-1]; NaN where the string is not
         in the table (never seen, pruned, longer than max_n, or past the end of the run)."""
-        return self._values(run, max_len, column=1, missing=np.nan)  # float16 -> float64 on the hits only
+        return self._values(run, max_len, ("autonomy",))[0]  # float16 -> float64 on the hits only
 
     def counts(self, run: str, max_len: int | None = None) -> np.ndarray:
         """(len(run), max_len) counts of run[i:i+L] in the raw text (0 where not in the table)."""
-        return self._values(run, max_len, column=2, missing=0.0)
+        return self._values(run, max_len, ("counts",))[0]
 
-    def _values(self, run: str, max_len: int | None, column: int, missing: float) -> np.ndarray:
-        """Column 1 (autonomy) or 2 (counts) of every string run[i:i+L], L <= max_len."""
+    def autonomy_and_logp(self, run: str, max_len: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """autonomy(run) and, when the table has a unigram model, (len(run), max_len) log p of
+        run[i:i+L] (`unseen` where the table lacks the string); None without one. One hash pass
+        serves both: this is what the decoder reads."""
+        if self.unigram is None:
+            return self.autonomy(run, max_len), None
+        return self._values(run, max_len, ("autonomy", "logp"))
+
+    def _column(self, n: int, name: str) -> tuple[np.ndarray, float]:
+        """The values of one column for the n-grams, and what a missing string gets."""
+        if name == "logp":
+            return self.unigram["logp"][n], self.unigram["unseen"]
+        return self.tables[n][1 if name == "autonomy" else 2], (np.nan if name == "autonomy" else 0.0)
+
+    def _values(self, run: str, max_len: int | None, columns: tuple[str, ...]) -> list[np.ndarray]:
+        """Columns ("autonomy", "counts", "logp") of every string run[i:i+L], L <= max_len."""
         max_len = self.max_n if max_len is None else max_len
         codepoints = code_points(run)
-        out = np.full((len(run), max_len), missing)
+        outs = [np.full((len(run), max_len), self._column(1, name)[1]) for name in columns]
         hashes = np.zeros(len(run), dtype=np.uint64)
         for n in range(1, min(max_len, self.max_n, len(run)) + 1):
             hashes = _hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
-            out[: len(hashes), n - 1] = _lookup(self.tables[n][0], self.tables[n][column], hashes, missing)
-        return out
+            keys = self.tables[n][0]
+            slot = np.clip(np.searchsorted(keys, hashes), 0, max(len(keys) - 1, 0))
+            found = keys[slot] == hashes if len(keys) else np.zeros(len(hashes), dtype=bool)
+            for out, name in zip(outs, columns):
+                values, missing = self._column(n, name)
+                out[: len(hashes), n - 1] = np.where(found, values[slot], missing) if len(keys) else missing
+        return outs
 
     def counts_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Counts of the strings text[starts[i] : starts[i] + lengths[i]] (0 where not in the
         table): only those are looked up, not every string of the text (decoding.join_cohesive)."""
-        return self._values_at(text, starts, lengths, column=2, missing=0.0)
+        return self._values_at(text, starts, lengths, "counts")
 
     def autonomy_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Autonomy of the strings text[starts[i] : starts[i] + lengths[i]] (NaN where unknown)."""
-        return self._values_at(text, starts, lengths, column=1, missing=np.nan)
+        return self._values_at(text, starts, lengths, "autonomy")
 
-    def _values_at(self, text: str, starts, lengths, column: int, missing: float) -> np.ndarray:
+    def _values_at(self, text: str, starts, lengths, name: str) -> np.ndarray:
         starts, lengths = np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
-        out = np.full(len(starts), missing)
+        out = np.full(len(starts), self._column(1, name)[1])
         if not len(starts):
             return out
         codepoints = code_points(text)
@@ -211,7 +254,8 @@ class WordTable:
             hashes = _hash_step(hashes[: len(text) - n + 1], codepoints[n - 1 :])
             pick = (lengths == n) & (starts + n <= len(text))
             if pick.any():
-                out[pick] = _lookup(self.tables[n][0], self.tables[n][column], hashes[starts[pick]], missing)
+                values, missing = self._column(n, name)
+                out[pick] = _lookup(self.tables[n][0], values, hashes[starts[pick]], missing)
         return out
 
     # -- adaptation -------------------------------------------------------------------------
@@ -222,8 +266,11 @@ class WordTable:
         Where both have a string, this table's autonomy stays: it was estimated on far more
         text, and on dev overriding it with the domain's was worse than keeping it
         (benchmarks/results/adapt_dev.md). Counts: other's
-        for the strings it brought, this table's (0 when saved without counts) for the rest."""
-        tables = {}
+        for the strings it brought, this table's (0 when saved without counts) for the rest.
+        The unigram model (this table's, if it has one) gives a string that other brought the
+        probability of its count scaled to the text the model was fitted on: no EM over the
+        user's text, so a brought string that is mostly part of a longer one is over-rated."""
+        tables, logps = {}, {}
         for n in sorted(set(self.tables) | set(other.tables)):
             empty = (np.zeros(0, np.uint64), np.zeros(0, np.float16), np.zeros(0, np.uint32))
             keys, autonomy, counts = self.tables.get(n, empty)
@@ -233,5 +280,10 @@ class WordTable:
             order = np.argsort(merged, kind="stable")
             tables[n] = (merged[order], np.concatenate([autonomy, oautonomy[new]])[order],
                          np.concatenate([counts, ocounts[new]]).astype(np.uint32)[order])
+            if self.unigram is not None:
+                model = self.unigram
+                scaled = ocounts[new] * model["chars"] / max(other.info.get("chars", 1), 1)
+                brought = np.log(np.maximum(scaled, UNIGRAM_FLOOR) / model["words"])
+                logps[n] = np.concatenate([model["logp"].get(n, np.zeros(0, np.float16)), brought.astype(np.float16)])[order]
         info = {"chars": self.info.get("chars", 0) + other.info.get("chars", 0), "min_count": self.info.get("min_count", 0)}
-        return WordTable(tables, info)
+        return WordTable(tables, info, None if self.unigram is None else {**self.unigram, "logp": logps})

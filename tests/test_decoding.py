@@ -99,9 +99,12 @@ def test_without_word_evidence_it_is_the_threshold_decoder():
     np.testing.assert_array_equal(cut_junctions(plan, scores, table, plain), scores > 0)
 
 
-def test_an_autonomous_long_word_stays_whole_against_weak_inner_cuts():
+def test_a_long_word_of_the_raw_text_stays_whole_against_weak_inner_cuts():
+    from segmenter.train.unigram import fit_unigram
+
     table = WordTable.from_texts(TOY, max_n=4, min_count=2)
     assert table.autonomy("办公室")[0, 2] >= WordDecoding().bonus_from  # a unit in this raw text
+    table = table.with_unigram(fit_unigram(table, TOY))  # and used as a word: the default decoder's evidence
     plan = TextPlan("我们的办公室")
     # heads: sure boundaries after 们 and 的, weak ones inside 办公室
     scores = np.array([-5.0, 5.0, 5.0, 0.5, 0.8])

@@ -1,0 +1,96 @@
+"""The unigram word model of the word table (train/unigram.py) and how the decoder reads it."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from segmenter.decoding import WordDecoding, cut_junctions
+from segmenter.junctions import TextPlan
+from segmenter.train.unigram import fit_unigram, table_rows
+from segmenter.wordstats import UNIGRAM_FLOOR, WordTable
+
+# 主义 occurs only inside 社会主义 here; 人民 and 社会 also stand alone.
+RAW = ["社会主义好", "人民的社会主义", "社会主义国家", "社会发展", "人民好", "社会主义和人民", "人民的国家", "社会好"] * 5
+
+
+def fitted(rounds=6):
+    table = WordTable.from_texts(RAW, max_n=4, min_count=2)
+    return table, fit_unigram(table, RAW, rounds)
+
+
+def logp(table, model, word):
+    n = len(word)
+    rows = table_rows(table, word, n)
+    offset = sum(len(table.tables[m][0]) for m in range(1, n))
+    return float(model["logp"][n][rows[0, n - 1] - offset]) if rows[0, n - 1] >= 0 else model["unseen"]
+
+
+def test_em_never_lowers_the_likelihood_and_finds_the_words_used_as_words():
+    table, model = fitted()
+    history = model["log_likelihood"]
+    assert len(history) == 6 and all(b >= a - 1e-9 for a, b in zip(history, history[1:]))
+    assert history[-1] > history[0]
+    # raw counts: 主义 is as frequent as 社会主义; as a word it is far rarer
+    assert table.counts("主义")[0, 1] == table.counts("社会主义")[0, 3]
+    assert logp(table, model, "社会主义") > logp(table, model, "主义") + 2
+    assert logp(table, model, "主义") == pytest.approx(model["unseen"], abs=0.01)  # never a word: the floor
+    assert model["unseen"] <= min(float(v.min()) for v in model["logp"].values()) + 0.01
+    assert model["chars"] == sum(len(line) for line in RAW)
+    expected_words = model["words"]
+    assert 0 < expected_words < model["chars"]  # fewer words than characters: some strings are words
+
+
+def test_table_rows_index_every_string_of_the_table():
+    table, _ = fitted(1)
+    rows = table_rows(table, "社会主义x", 4)
+    assert rows.shape == (5, 4) and (rows[4] == -1).all()  # x is not Han: in no string
+    offsets = np.cumsum([0] + [len(table.tables[n][0]) for n in sorted(table.tables)])
+    for length in range(1, 5):
+        row = rows[0, length - 1]
+        assert offsets[length - 1] <= row < offsets[length]  # 社, 社会, 社会主, 社会主义 are all in it
+
+
+def test_the_model_saves_loads_prunes_and_combines(tmp_path):
+    table, model = fitted()
+    with_model = table.with_unigram(model)
+    loaded = WordTable.load(with_model.save(tmp_path / "t.npz"))
+    for n in table.tables:
+        np.testing.assert_array_equal(loaded.unigram["logp"][n], model["logp"][n])
+    assert loaded.unigram["unseen"] == pytest.approx(model["unseen"])
+    autonomy, values = loaded.autonomy_and_logp("社会主义")
+    np.testing.assert_array_equal(autonomy, table.autonomy("社会主义"))
+    assert values[0, 3] == pytest.approx(logp(table, model, "社会主义"), abs=1e-6)
+    assert values[1, 3] == model["unseen"]  # past the end of the text: no string
+    assert WordTable.load(table.save(tmp_path / "bare.npz")).unigram is None  # a table saved without one
+    assert table.autonomy_and_logp("社会")[1] is None
+    pruned = with_model.pruned(20)  # the model's values stay with their strings
+    assert np.isclose(pruned.autonomy_and_logp("社会主义")[1][0, 3], values[0, 3])
+    # adapt: a string the user's text brings gets the probability of its scaled count
+    other = WordTable.from_texts(["云计算好"] * 10, max_n=4, min_count=1)
+    combined = with_model.combined_with(other, min_count=5)
+    brought = combined.autonomy_and_logp("云计算")[1][0, 2]
+    scaled = 10 * model["chars"] / other.info["chars"]
+    assert brought == pytest.approx(np.log(scaled / model["words"]), abs=0.01)
+    assert combined.autonomy_and_logp("社会主义")[1][0, 3] == pytest.approx(values[0, 3])
+    with pytest.raises(ValueError, match="unigram model covers"):
+        WordTable(table.tables, table.info, {**model, "logp": {1: model["logp"][1]}})
+    with pytest.raises(ValueError, match="iterations"):
+        fit_unigram(table, RAW, 0)
+    with pytest.raises(ValueError, match="no Han"):
+        fit_unigram(table, ["abc", "123"])
+
+
+def test_the_decoder_prefers_the_words_the_raw_text_uses():
+    table, model = fitted()
+    options = WordDecoding(alpha=0.0, join2=None, join3=None, join4=None, join_units=None)
+    weak = np.array([0.5, 0.5, 0.5])  # the heads lean to cutting 社|会|主|义, weakly
+    assert list(cut_junctions(TextPlan("社会主义"), weak, table, options)) == [True, True, True]  # no model: the heads
+    with_model = table.with_unigram(model)
+    assert list(cut_junctions(TextPlan("社会主义"), weak, with_model, options)) == [False, False, False]
+    assert list(cut_junctions(TextPlan("社会主义"), weak, with_model, replace(options, gamma=0.0))) == [True, True, True]
+    sure = np.array([0.5, 8.0, 0.5])  # a sure cut in the middle still wins
+    assert list(cut_junctions(TextPlan("社会主义"), sure, with_model, options)) == [False, True, False]
+    with pytest.raises(ValueError, match="gamma"):
+        WordDecoding(gamma=float("inf"))
