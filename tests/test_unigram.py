@@ -94,3 +94,19 @@ def test_the_decoder_prefers_the_words_the_raw_text_uses():
     assert list(cut_junctions(TextPlan("社会主义"), sure, with_model, options)) == [False, True, False]
     with pytest.raises(ValueError, match="gamma"):
         WordDecoding(gamma=float("inf"))
+
+
+def test_the_ngrams_command_fits_the_model_unless_told_not_to(tmp_path, capsys):
+    from segmenter.cli import main
+
+    raw = tmp_path / "raw.txt"
+    raw.write_text("\n".join(RAW) + "\n", encoding="utf-8")
+    out = tmp_path / "table.npz"
+    assert main(["ngrams", "--raw", str(raw), "--out", str(out), "--min-count", "2", "--unigram-rounds", "3", "-q"]) == 0
+    table = WordTable.load(out)
+    assert table.unigram is not None and table.unigram["chars"] == sum(len(line) for line in RAW)
+    assert table.autonomy_and_logp("社会主义")[1][0, 3] > table.autonomy_and_logp("主义")[1][0, 1]
+    assert main(["ngrams", "--raw", str(raw), "--out", str(out), "--min-count", "2", "--unigram-rounds", "0", "-q"]) == 0
+    assert WordTable.load(out).unigram is None
+    assert main(["ngrams", "--raw", str(raw), "--out", str(out), "--unigram-rounds", "-1"]) != 0
+    assert "--unigram-rounds" in capsys.readouterr().err
