@@ -13,9 +13,11 @@ python ../stages.py \
   "accurate + word decoding (before the cohesive pairs and conventions)=accurate.json:segmenter:default" \
   "distilled 2 x 192 student + word decoding (the previous default)=student_words.json:segmenter:default" \
   "+ cohesive pairs, decoder re-weighted, head refined on its own words (no conventions)=pairs_conventions.json:segmenter:plain" \
-  "+ conventions of numbers and suffixes (the previous default)=pairs_conventions.json:segmenter:default" \
-  "+ 1+1 pairs, 2+2 at the default, refined again (no conventions: segmenter:plain)=test.json:segmenter:plain" \
-  "+ conventions of numbers, counts and names: the embedded default=test.json:segmenter:default" \
+  "+ conventions of numbers and suffixes=pairs_conventions.json:segmenter:default" \
+  "+ 1+1 pairs, 2+2 at the default, refined again (no conventions: segmenter:plain)=names_counts.json:segmenter:plain" \
+  "+ conventions of numbers, counts and names (the previous default)=names_counts.json:segmenter:default" \
+  "+ four-character units, unigram word model in place of the bonus (no conventions: segmenter:plain)=test.json:segmenter:plain" \
+  "+ conventions, Han numbers whole: the embedded default=test.json:segmenter:default" \
   "the embedded model, coarse (MSR-like)=test.json:segmenter:coarse" \
   "the embedded model, fine (UD-like)=test.json:segmenter:fine" \
   "the embedded model, calibrated on 100 dev sentences (best level or fitted profile)=test.json:segmenter:calibrated" \
