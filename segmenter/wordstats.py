@@ -47,11 +47,17 @@ def _hash_step(hashes: np.ndarray, codepoints: np.ndarray) -> np.ndarray:
         return hashes * _MULTIPLIER + codepoints.astype(np.uint64)
 
 
-def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray, missing=np.nan) -> np.ndarray:
-    slot = np.clip(np.searchsorted(keys, queries), 0, max(len(keys) - 1, 0))
+def find_keys(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The slot of each query hash in the sorted `keys`, and whether it is there."""
     if not len(keys):
-        return np.full(len(queries), missing)
-    return np.where(keys[slot] == queries, values[slot], missing)
+        return np.zeros(len(queries), dtype=np.int64), np.zeros(len(queries), dtype=bool)
+    slot = np.minimum(np.searchsorted(keys, queries), len(keys) - 1)
+    return slot, keys[slot] == queries
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray, missing=np.nan) -> np.ndarray:
+    slot, found = find_keys(keys, queries)
+    return np.where(found, values[slot], missing) if len(keys) else np.full(len(queries), missing)
 
 
 def sample_raw_lines(paths: list[str | Path], chars: list[int | None]) -> list[str]:
@@ -226,12 +232,10 @@ class WordTable:
         hashes = np.zeros(len(run), dtype=np.uint64)
         for n in range(1, min(max_len, self.max_n, len(run)) + 1):
             hashes = _hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
-            keys = self.tables[n][0]
-            slot = np.clip(np.searchsorted(keys, hashes), 0, max(len(keys) - 1, 0))
-            found = keys[slot] == hashes if len(keys) else np.zeros(len(hashes), dtype=bool)
+            slot, found = find_keys(self.tables[n][0], hashes)  # one search serves every column
             for out, name in zip(outs, columns):
                 values, missing = self._column(n, name)
-                out[: len(hashes), n - 1] = np.where(found, values[slot], missing) if len(keys) else missing
+                out[: len(hashes), n - 1] = np.where(found, values[slot], missing) if len(values) else missing
         return outs
 
     def counts_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

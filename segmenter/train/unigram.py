@@ -28,7 +28,7 @@ from typing import Iterable
 import numpy as np
 
 from ..text import HAN_SPAN_RE
-from ..wordstats import UNIGRAM_FLOOR as FLOOR_COUNT, WordTable, _hash_step, code_points
+from ..wordstats import UNIGRAM_FLOOR as FLOOR_COUNT, WordTable, _hash_step, code_points, find_keys
 
 log = logging.getLogger(__name__)
 
@@ -40,14 +40,11 @@ def table_rows(table: WordTable, text: str, max_len: int) -> np.ndarray:
     rows = np.full((len(text), max_len), -1, dtype=np.int64)
     hashes = np.zeros(len(text), dtype=np.uint64)
     offset = 0
-    for n in range(1, max_len + 1):
+    for n in range(1, min(max_len, len(text)) + 1):
         keys = table.tables[n][0] if n in table.tables else np.zeros(0, np.uint64)
-        if len(text) >= n and len(keys):
-            hashes = _hash_step(hashes[: len(text) - n + 1], codepoints[n - 1 :])
-            slot = np.minimum(np.searchsorted(keys, hashes), len(keys) - 1)
-            rows[: len(hashes), n - 1] = np.where(keys[slot] == hashes, slot + offset, -1)
-        elif len(text) >= n:
-            hashes = _hash_step(hashes[: len(text) - n + 1], codepoints[n - 1 :])
+        hashes = _hash_step(hashes[: len(text) - n + 1], codepoints[n - 1 :])
+        slot, found = find_keys(keys, hashes)
+        rows[: len(hashes), n - 1] = np.where(found, slot + offset, -1)
         offset += len(keys)
     return rows
 
