@@ -9,6 +9,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     date            １９９７年２月５日                  MSR: one word              PKU: three
     count           两 个, 三 条, 几 年                  PKU, UD: apart              MSR: 两个
     count with 一    一 个, 这 一                        UD: apart                   PKU: each way, MSR: 一个
+    ordinal         第十五 次, 第一 个                   PKU, UD: apart              MSR: 第一次
     name            江 泽民, 周 恩来                     PKU, UD: surname apart      MSR: 江泽民
     suffix          经营者 浙江省 中国队                  PKU and MSR: one word      UD: 中国 队
     marks           —— ……                              PKU: one word              MSR: — — … …
@@ -23,7 +24,7 @@ too rare for the word table; `_join_han_numbers`). From the default up, a two-ch
 (`suffixes`: those that cost ud_gsdsimp_dev nothing; `coarse_suffixes`, which UD keeps apart,
 only coarser); coarser, a date's parts join and runs of dashes or dots split. At the default
 and finer, a numeral other than 一 这 那 每 各 splits from its classifier (finer: every
-numeral), and a three-character name splits after its surname (`_split_surnames`: the
+numeral), so does an ordinal (第 and Han numerals), and a three-character name splits after its surname (`_split_surnames`: the
 surname list, a raw-text check, and no sounds of a transliteration: 莫斯科 stays whole).
 Chosen rule by rule, suffix by suffix, on the dev files (benchmarks/results/conventions_dev.md);
 Segmenter(conventions=None) turns them all off, which is the heads-and-raw-text-only setting
@@ -107,7 +108,8 @@ def _split_counts(text: str, ends: np.ndarray, conventions: Conventions, granula
         return ends  # most texts: no numeral before a classifier
     starts = np.concatenate([[0], ends[:-1]])
     cuts = [end - 1 for start, end in zip(starts.tolist(), ends.tolist())
-            if 2 <= end - start <= 3 and (text[end - 1] in conventions.classifiers
+            if (2 <= end - start <= 3 or end - start > 3 and _is_ordinal(text[start : end - 1], conventions))
+            and (text[end - 1] in conventions.classifiers
                                           and _count_apart(text[start : end - 1], text[end - 1], conventions, granularity)
                                           or end - start == 2 and text[end - 1] == "一" and text[start] in conventions.demonstratives)]
     return np.union1d(ends, np.array(cuts, dtype=np.int64)) if cuts else ends
@@ -115,11 +117,18 @@ def _split_counts(text: str, ends: np.ndarray, conventions: Conventions, granula
 
 def _count_apart(numeral: str, classifier: str, conventions: Conventions, granularity: float) -> bool:
     """Whether the level's standard writes `numeral` and `classifier` as two words."""
+    if granularity <= DEFAULT_GRANULARITY and _is_ordinal(numeral, conventions):  # PKU, UD: 第十五 次, 第一 个
+        return True
     if granularity < DEFAULT_GRANULARITY:  # UD-like: every count
         return all(c in conventions.numerals for c in numeral)
     if granularity == DEFAULT_GRANULARITY:  # PKU-like: 两 条, 一 年; but 一个 一些 这种
         return all(c in conventions.default_numerals for c in numeral) or numeral == "一" and classifier not in conventions.one_joins
     return numeral == "一" and classifier in conventions.coarse_one_splits  # MSR-like: 两个 一次; but 一 位, 一 项
+
+
+def _is_ordinal(numeral: str, conventions: Conventions) -> bool:
+    """第 and Han numerals (第一, 第十五): MSR writes 第一次 whole, PKU and UD 第一 次."""
+    return len(numeral) >= 2 and numeral[0] == "第" and all(c in conventions.han_digits + conventions.han_powers for c in numeral[1:])
 
 
 def _number_units(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions, join_dates: bool) -> np.ndarray:

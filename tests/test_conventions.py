@@ -59,6 +59,16 @@ def test_counts_split_by_level():
     assert words_after("一个人", ["一个人"], granularity=0.0) == ["一个人"]  # not a numeral + classifier word
 
 
+def test_an_ordinal_splits_from_its_classifier_except_coarser():
+    text = "第十五次和第一个第三十二届"
+    words = ["第十", "五次", "和", "第一个", "第三十", "二届"]
+    for granularity in (0.0, 0.5):  # PKU, UD: 第十五 次, 第一 个
+        assert words_after(text, words, granularity) == ["第十五", "次", "和", "第一", "个", "第三十二", "届"]
+    assert words_after(text, words, granularity=1.0) == ["第十五次", "和", "第一个", "第三十二届"]  # MSR: 第一次
+    assert words_after("第一线", ["第一线"]) == ["第一线"]  # 线 is no classifier
+    assert words_after("一九九八年", ["一九", "九八年"]) == ["一九九八年"]  # a year in Han digits stays whole
+
+
 def test_a_name_splits_after_its_surname_at_the_default_and_finer():
     text = "江泽民和莫斯科的金融业"
     words = ["江泽民", "和", "莫斯科", "的", "金融业"]
