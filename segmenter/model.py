@@ -42,6 +42,9 @@ def resolve_model_folder(name_or_path: str | os.PathLike | None) -> Path:
         return folder
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise TypeError(f"model must be a folder path or a hub name (str), got {type(name_or_path).__name__}")
+    if not str(name_or_path).strip():  # Path("") is ".": the current folder, never what was meant
+        raise ModelLoadError(f"model is empty ({str(name_or_path)!r}); leave it out (None) for the embedded default, or give "
+                             f"a shipped name ({', '.join(sorted(SHIPPED_MODELS))}), a model folder or a hub name")
     path = Path(name_or_path).expanduser()
     if path.exists():
         if not path.is_dir():

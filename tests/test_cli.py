@@ -91,3 +91,14 @@ def test_broken_pipe_is_quiet(tiny_model_dir, tmp_path):
 def test_help_lists_commands():
     result = run_cli("--help")
     assert result.returncode == 0 and b"pretrain" in result.stdout
+
+
+def test_an_empty_model_name_is_named_in_the_error():
+    from segmenter import Segmenter
+    from segmenter.errors import ModelLoadError
+
+    for empty in ("", "  "):
+        with pytest.raises(ModelLoadError, match="model is empty"):
+            Segmenter(empty)
+    result = run_cli("-m", "", stdin=b"x\n")
+    assert result.returncode == 2 and b"model is empty" in result.stderr and b"Traceback" not in result.stderr
