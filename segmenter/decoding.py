@@ -24,8 +24,9 @@ characters keeps units such as 联合国 or 实事求是 whole where the heads' 
 (a strong inner cut still wins: the 2+2 compounds the head splits with confidence stay split).
 The unigram term says what autonomy cannot: how often the raw text uses a string *as a word*
 (fitted by EM over all segmentations of the raw text, train/unigram.py). 主义 is autonomous,
-but most of its occurrences are inside 社会主义; and a run of words the raw text never uses as
-words (克服金融危机 as one word) scores low. A table without the model leaves the term out.
+but most of its occurrences are inside 社会主义, so its probability is far below what its raw
+count gives it. With that term the bonus no longer helps (it is 0 by default: the unigram
+model keeps 联合国-like units whole); a table without the model leaves the term out.
 
 After the Viterbi, join_cohesive joins two decoded words whose joined string the raw text
 rarely breaks (生产|总值 -> 生产总值: 总值 nearly always follows 生产; 其|中 -> 其中), from the
