@@ -72,7 +72,6 @@ def dev_stage(domains: list[str], out: Path) -> None:
     counts = (2, 3, 5, 10)
     seg = Segmenter()
     shipped = seg.word_table
-    threshold = seg.profile.threshold(seg.granularity)
     lines = [
         "Word F1 on each whole dev file, the embedded default's head scores decoded with each word table; the domain's "
         "n-grams counted on the same dev file with its spaces removed (raw text, no labels). Written by "
@@ -90,7 +89,7 @@ def dev_stage(domains: list[str], out: Path) -> None:
 
         def f1(table) -> str:
             seg.word_table = table
-            words = [[w for w, _, _ in tokens if not w.isspace()] for tokens in seg._tokens_batch(plans, threshold)]
+            words = [[w for w, _, _ in tokens if not w.isspace()] for tokens in seg._tokens_batch(plans, seg.granularity)]
             return f"{score(gold, words).F1:.4f}"
 
         with tempfile.TemporaryDirectory() as scratch:

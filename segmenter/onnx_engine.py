@@ -8,9 +8,11 @@ graph and written in its metadata; a profile that reads other heads needs a new 
 `OnnxReader` (onnxruntime, a required dependency) runs the graph and turns the logits into
 boundary scores exactly as the numpy engine does (engine.scores_from_logits).
 
-Measured on the embedded model (benchmarks/runtimes.py, 760 PKU dev sentences, 1 thread):
-fp32 is ~2x the numpy engine with the same words; int8 (dynamic quantisation) ~4.5x but
-moves scores by up to ~5 and lost 0.013 F1, so it is opt-in (`--int8`).
+Measured on the embedded model end to end (benchmarks/results/runtimes.md: 1,500 PKU dev
+sentences, 1 thread, word decoding and conventions included): fp32 is ~1.5x the numpy engine
+with the same words; int8 (dynamic quantisation) ~2.4x, but it moves scores by up to ~0.3 and
+segments 25 of the 1,500 sentences differently (F1 0.850 against 0.851), so it is opt-in
+(`--int8`). (With the 6-layer model of v0.1 it moved scores by ~5 and lost 0.013 F1.)
 """
 from __future__ import annotations
 
