@@ -49,6 +49,12 @@ def table_rows(table: WordTable, text: str, max_len: int) -> np.ndarray:
     return rows
 
 
+def _log_probabilities(expected: np.ndarray) -> tuple[np.ndarray, float]:
+    """Expected word counts -> log p of each string, and of a string at the floor count."""
+    total = expected.sum()
+    return np.log(expected / total), float(np.log(FLOOR_COUNT / total))
+
+
 def _logsumexp(terms: np.ndarray) -> np.ndarray:
     top = terms.max(axis=1)
     safe = np.where(np.isfinite(top), top, 0.0)
@@ -83,8 +89,7 @@ def fit_unigram(table: WordTable, lines: Iterable[str], iterations: int = 8) -> 
     history = []
     for round_ in range(iterations):
         started = time.perf_counter()
-        logp = np.log(expected / expected.sum())
-        unseen = np.log(FLOOR_COUNT / expected.sum())
+        logp, unseen = _log_probabilities(expected)
         word = np.where(index >= 0, logp[np.maximum(index, 0)], -np.inf)  # (C, L) log p of each candidate
         word[:, 0] = np.where(index[:, 0] >= 0, word[:, 0], unseen)
         forward = np.full(len(text) + len(runs), -np.inf)
@@ -116,8 +121,8 @@ def fit_unigram(table: WordTable, lines: Iterable[str], iterations: int = 8) -> 
         log.info("unigram round %d: log-likelihood %.4f per character (%.1f s)",
                  round_ + 1, total.sum() / len(text), time.perf_counter() - started)
     words = float(posterior.sum())
-    logp = np.log(expected / expected.sum())
+    logp, unseen = _log_probabilities(expected)
     bounds = np.cumsum([0] + [len(table.tables[n][0]) for n in ns])
     return {"logp": {n: logp[bounds[i] : bounds[i + 1]].astype(np.float16) for i, n in enumerate(ns)},
-            "unseen": float(np.log(FLOOR_COUNT / expected.sum())), "words": words, "chars": len(text),
+            "unseen": unseen, "words": words, "chars": len(text),
             "log_likelihood": history}
