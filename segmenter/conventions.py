@@ -12,6 +12,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     ordinal         第十五 次, 第一 个                   PKU, UD: apart              MSR: 第一次
     name            江 泽民, 周 恩来                     PKU, UD: surname apart      MSR: 江泽民
     suffix          经营者 浙江省 中国队                  PKU and MSR: one word      UD: 中国 队
+    function word   就 是, 已 有, 也 要 (but 已经 也许)   all three: apart
     marks           —— ……                              PKU: one word              MSR: — — … …
 
 So the rules follow the granularity, and the three named levels follow the three standards of
@@ -26,6 +27,11 @@ only coarser); coarser, a date's parts join and runs of dashes or dots split. At
 and finer, a numeral other than 一 这 那 每 各 splits from its classifier (finer: every
 numeral), so does an ordinal (第 and Han numerals), and a three-character name splits after its surname (`_split_surnames`: the
 surname list, a raw-text check, and no sounds of a transliteration: 莫斯科 stays whole).
+At every level a two-character word led by a function word (`function_words`: adverbs such
+as 就 已 也, and 他 给) or ended by a particle (`particles`: 着 过 得) splits unless the word table's unigram model has the pair far
+likelier as one word than as two (已经 就业 也许 stay: `_split_function_words`); the heads
+join such pairs because they are frequent, and raw-text statistics alone cannot tell 已有
+from 已经 among all pairs, only among those that a closed class of characters leads.
 Chosen rule by rule, suffix by suffix, on the dev files (benchmarks/results/conventions_dev.md);
 Segmenter(conventions=None) turns them all off, which is the heads-and-raw-text-only setting
 (benchmark setting segmenter:plain).
@@ -71,11 +77,22 @@ class Conventions:
     han_digits: str = "〇零一二三四五六七八九两几"
     han_powers: str = "十百千万亿"
     classifiers: str = "个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步"
+    # every level: a two-character word led by one of these splits after it (就|是, 已|有) unless
+    # the unigram model has log p(word) - log p(first) - log p(second) > function_pair_logp (已经,
+    # 就业). Chosen one by one on dev sentences 100-1,600 of the three dev files and 1,600-3,600 of
+    # pku_dev and msr_dev: those that cost no part anything and gained 0.0005 F1 or more in all
+    # (benchmarks/results/conventions_dev.md); 5.5 of 4.5-6 scored best on their sum. The particles
+    # were chosen the same way (on top of the function words: +0.0003 to +0.0007 on each part).
+    function_words: str = "都也就更已将曾他没仍只给仅"
+    particles: str = "着过得"  # ... and one that ends with one of these splits before it (有|着, 想|过)
+    function_pair_logp: float = 5.5
 
     def __post_init__(self):
         for name in (field.name for field in fields(self) if isinstance(field.default, str)):  # the character lists
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"Conventions.{name} must be a str of characters, got {type(getattr(self, name)).__name__}")
+        if not (isinstance(self.function_pair_logp, (int, float)) and np.isfinite(self.function_pair_logp)):
+            raise ValueError(f"Conventions.function_pair_logp must be a finite number, got {self.function_pair_logp!r}")
 
 
 def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions, granularity: float, word_table=None) -> np.ndarray:
@@ -96,7 +113,29 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
         ends = _join_suffixes(text, ends, suffixes, word_table)
     if conventions.classifiers:
         ends = _split_counts(text, ends, conventions, granularity)
+    if (conventions.function_words or conventions.particles) and word_table is not None and word_table.unigram is not None:
+        ends = _split_function_words(text, ends, conventions, word_table)
     return ends
+
+
+def _split_function_words(text: str, ends: np.ndarray, conventions: Conventions, word_table) -> np.ndarray:
+    """A two-character Han word led by one of conventions.function_words, or ended by one of
+    conventions.particles, splits in two (就是 -> 就|是, 有着 -> 有|着), unless the word table's
+    unigram model has the word more than e**function_pair_logp times likelier than its two
+    characters as words (已经, 也许, 觉得 stay)."""
+    if not _any_of(conventions.function_words + conventions.particles).search(text):
+        return ends
+    starts = np.concatenate([[0], ends[:-1]])
+    candidates = np.array([k for k in np.flatnonzero(ends - starts == 2).tolist()
+                           if (text[starts[k]] in conventions.function_words or text[starts[k] + 1] in conventions.particles)
+                           and HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])], dtype=np.int64)
+    if not len(candidates):
+        return ends
+    begin = starts[candidates]
+    word, first, second = np.split(word_table.logp_at(text, np.concatenate([begin, begin, begin + 1]),
+                                                      np.repeat([2, 1, 1], len(begin))), 3)
+    apart = word - first - second <= conventions.function_pair_logp
+    return np.union1d(ends, begin[apart] + 1) if apart.any() else ends
 
 
 def _split_counts(text: str, ends: np.ndarray, conventions: Conventions, granularity: float) -> np.ndarray:

@@ -247,6 +247,13 @@ class WordTable:
         """Autonomy of the strings text[starts[i] : starts[i] + lengths[i]] (NaN where unknown)."""
         return self._values_at(text, starts, lengths, "autonomy")
 
+    def logp_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Unigram log p of the strings text[starts[i] : starts[i] + lengths[i]] (the model's
+        `unseen` where the table lacks them); the table must have a unigram model."""
+        if self.unigram is None:
+            raise ValueError("this word table has no unigram model (build it with `segmenter ngrams --unigram-rounds N`)")
+        return self._values_at(text, starts, lengths, "logp")
+
     def _values_at(self, text: str, starts, lengths, name: str) -> np.ndarray:
         starts, lengths = np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
         out = np.full(len(starts), self._column(1, name)[1])

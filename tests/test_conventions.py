@@ -85,6 +85,33 @@ def test_a_name_splits_after_its_surname_at_the_default_and_finer():
     assert split_words(text, ends) == ["江", "泽民", "高速度"]
 
 
+def test_function_words_and_particles_split_unless_the_model_has_the_pair_as_a_word():
+    # the shipped table's unigram model has 已经 他们 觉得 as words, 已有 就是 有着 as two
+    table = Segmenter().word_table
+    text = "已经已有他们就是有着觉得"
+    ends = np.arange(2, len(text) + 1, 2)
+    for granularity in (0.0, 0.5, 1.0):  # every level
+        assert split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(), granularity, table)) == [
+            "已经", "已", "有", "他们", "就", "是", "有", "着", "觉得"]
+    # the threshold decides: a high one splits the words too; the rule off keeps the heads' words
+    strict = split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(function_pair_logp=100.0), 0.5, table))
+    assert strict == list(text)  # each word is led by a function word (已 他 就) or ends in a particle (着 得)
+    off = Conventions(function_words="", particles="")
+    assert split_words(text, apply_conventions(text, split_runs(text), ends, off, 0.5, table)) == [text[k:k + 2] for k in range(0, len(text), 2)]
+    # without a unigram model nothing tells 已经 from 已有: the rule does not run
+    bare = WordTable.from_texts(["已经已有他们就是有着觉得"] * 3, max_n=3, min_count=1)
+    assert split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(), 0.5, bare)) == [text[k:k + 2] for k in range(0, len(text), 2)]
+    with pytest.raises(ValueError, match="function_pair_logp"):
+        Conventions(function_pair_logp=float("nan"))
+
+
+def test_the_shipped_default_splits_function_words():
+    seg = Segmenter()
+    words = seg.segment("他已经来了，这就是我们已有的。")
+    assert "已经" in words and "就是" not in words and "已有" not in words
+    assert "就是" in Segmenter(conventions=None).segment("他已经来了，这就是我们已有的。")
+
+
 def test_dash_and_dot_runs_split_only_coarser_than_default():
     text = "好——是……"
     words = ["好", "——", "是", "……"]

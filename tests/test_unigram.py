@@ -110,3 +110,36 @@ def test_the_ngrams_command_fits_the_model_unless_told_not_to(tmp_path, capsys):
     assert WordTable.load(out).unigram is None
     assert main(["ngrams", "--raw", str(raw), "--out", str(out), "--unigram-rounds", "-1"]) != 0
     assert "--unigram-rounds" in capsys.readouterr().err
+
+
+# 世界 stands alone far more often than it takes 杯, so the count share (join3) leaves 世界|杯
+# apart; but 杯 is never a word of its own here, so the model has 世界杯 far likelier than 世界 + 杯.
+CUP = ["世界杯比赛", "看世界杯", "世界杯很好", "世界和平", "世界很大", "全世界", "世界上", "世界的人", "比赛很好", "看比赛"] * 6
+
+
+def test_coarse_levels_join_two_plus_one_by_the_model():
+    table = WordTable.from_texts(CUP, max_n=4, min_count=1)
+    table = table.with_unigram(fit_unigram(table, CUP, 6))
+    options = WordDecoding(alpha=0.0, gamma=0.0, join_min_count=5, join2=None, join4=None, join_units=None)
+    scores = np.array([-5.0, 3.0])  # the heads cut 世界|杯
+    assert list(cut_junctions(TextPlan("世界杯"), scores, table, options)) == [False, True]  # the count share: apart
+    assert list(cut_junctions(TextPlan("世界杯"), scores, table, replace(options, join3_logp=2.0))) == [False, False]
+    assert list(cut_junctions(TextPlan("世界杯"), scores, table, replace(options, join3_logp=100.0))) == [False, True]
+    # logp_at reads the same values as the decoder's full table
+    text = "看世界杯比赛"
+    starts, lengths = np.array([1, 1, 3, 0]), np.array([3, 2, 1, 4])
+    full = table.autonomy_and_logp(text, 4)[1]
+    np.testing.assert_array_equal(table.logp_at(text, starts, lengths), full[starts, lengths - 1])
+    with pytest.raises(ValueError, match="no unigram model"):
+        WordTable.from_texts(CUP, max_n=4, min_count=1).logp_at(text, starts, lengths)
+    with pytest.raises(ValueError, match="join3_logp"):
+        WordDecoding(join3_logp=float("nan"))
+
+
+def test_only_the_coarse_levels_of_the_shipped_model_join_by_the_model():
+    from segmenter import Segmenter
+
+    segmenter = Segmenter()
+    text = "他们看世界杯比赛"
+    assert "世界杯" in segmenter.lcut(text, granularity="coarse")
+    assert "世界杯" not in segmenter.lcut(text) and "世界杯" not in segmenter.lcut(text, granularity="fine")
