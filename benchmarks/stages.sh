@@ -16,8 +16,10 @@ python ../stages.py \
   "+ conventions of numbers and suffixes=pairs_conventions.json:segmenter:default" \
   "+ 1+1 pairs, 2+2 at the default, refined again (no conventions: segmenter:plain)=names_counts.json:segmenter:plain" \
   "+ conventions of numbers, counts and names (the previous default)=names_counts.json:segmenter:default" \
-  "+ four-character units, unigram word model in place of the bonus (no conventions: segmenter:plain)=test.json:segmenter:plain" \
-  "+ conventions, Han numbers whole: the embedded default=test.json:segmenter:default" \
+  "+ four-character units, unigram word model in place of the bonus (no conventions: segmenter:plain)=unigram_numbers.json:segmenter:plain" \
+  "+ conventions, Han numbers whole (the previous default)=unigram_numbers.json:segmenter:default" \
+  "+ words of at most 5 characters, head refined a third time (no conventions: segmenter:plain)=test.json:segmenter:plain" \
+  "+ conventions, function words apart: the embedded default=test.json:segmenter:default" \
   "the embedded model, coarse (MSR-like)=test.json:segmenter:coarse" \
   "the embedded model, fine (UD-like)=test.json:segmenter:fine" \
   "the embedded model, calibrated on 100 dev sentences (best level or fitted profile)=test.json:segmenter:calibrated" \
