@@ -6,6 +6,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
 
     number + unit   １９９７年 ２月 ５日 ３０万 ２亿     PKU and MSR: one word      UD: 1996 年
     Han numerals    三十二 第十五 一九九八              all three: one word
+    percentage      百分之四十二点八                    PKU and MSR: one word
     date            １９９７年２月５日                  MSR: one word              PKU: three
     count           两 个, 三 条, 几 年                  PKU, UD: apart              MSR: 两个
     count with 一    一 个, 这 一                        UD: apart                   PKU: each way, MSR: 一个
@@ -76,6 +77,7 @@ class Conventions:
     # 十 百 千, or three and more digits, optionally after 第; its inner word ends go
     han_digits: str = "〇零一二三四五六七八九两几"
     han_powers: str = "十百千万亿"
+    percent: str = "百分之"  # ... and so is a percentage in them (百分之十八, 百分之四十二点八): PKU, MSR
     classifiers: str = "个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步"
     # every level: a two-character word led by one of these splits after it (就|是, 已|有) unless
     # the unigram model has log p(word) - log p(first) - log p(second) > function_pair_logp (已经,
@@ -192,8 +194,9 @@ def _number_units(text: str, runs: list[Run], ends: np.ndarray, conventions: Con
 def _join_han_numbers(text: str, ends: np.ndarray, conventions: Conventions) -> np.ndarray:
     """A number written in Han numerals (with 第 before it: an ordinal) loses the word ends
     inside it: 第十|五 -> 第十五, 三|十二 -> 三十二. Two or more numerals with a power among
-    them (十 百 千 万 亿), or three digits and more (一九九八): 一一 and 万一 are left alone."""
-    pattern = _han_number_pattern(conventions.han_digits, conventions.han_powers)
+    them (十 百 千 万 亿), or three digits and more (一九九八): 一一 and 万一 are left alone. A
+    percentage too, with its decimals (百分之|四十二|点|八 -> 百分之四十二点八)."""
+    pattern = _han_number_pattern(conventions.han_digits, conventions.han_powers, conventions.percent)
     inner = [k for match in pattern.finditer(text) for k in range(match.start() + 1, match.end())]
     return np.setdiff1d(ends, np.array(inner, dtype=np.int64)) if inner else ends
 
@@ -251,12 +254,15 @@ def _count_pattern(numerals: str, classifiers: str) -> re.Pattern:
 
 
 @lru_cache(maxsize=16)
-def _han_number_pattern(digits: str, powers: str) -> re.Pattern:
-    """第? then two numerals or more, one of them a power, not led by 万 or 亿 (万一 亿万 are
-    words, not numbers); or 第? then three digits or more."""
+def _han_number_pattern(digits: str, powers: str, percent: str = "") -> re.Pattern:
+    """`percent` then numerals, and 点 and digits after them (百分之四十二点八); 第? then two
+    numerals or more, one of them a power, not led by 万 or 亿 (万一 亿万 are words, not
+    numbers); or 第? then three digits or more."""
     leading = re.escape(digits + powers.replace("万", "").replace("亿", ""))
     numeral, digit, power = re.escape(digits + powers), re.escape(digits), re.escape(powers)
     parts = []
+    if percent and (digits or powers):  # first: the percentage is the longer match
+        parts.append(f"{re.escape(percent)}[{numeral}]+{f'(?:点[{digit}]+)?' if digits else ''}")
     if powers:  # the lookahead: a power comes after the digits, if any, that lead
         parts.append(f"第?(?={f'[{digit}]*' if digits else ''}[{power}])[{leading}][{numeral}]+")
     if digits:

@@ -48,6 +48,10 @@ def test_han_numbers_are_one_word_at_every_level():
         assert words_after(text, words, granularity) == ["第三十二", "条", "和", "一九九八", "年", "统一", "一致"]
     assert words_after("万一", ["万", "一"]) == ["万", "一"]  # no power, two digits: not a number
     assert words_after(text, words, conventions=Conventions(han_digits="", han_powers="")) == words
+    # a percentage with its decimals (PKU, MSR: 百分之四十二点八); 百分之 alone stays as it is
+    percent = ["占", "百分之", "四十", "二", "点", "八", "，", "百分之", "百", "和", "百分之"]
+    assert words_after("".join(percent), percent) == ["占", "百分之四十二点八", "，", "百分之百", "和", "百分之"]
+    assert words_after("".join(percent), percent, conventions=Conventions(percent=""))[1:5] == ["百分之", "四十二", "点", "八"]
 
 
 def test_counts_split_by_level():
