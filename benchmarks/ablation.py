@@ -12,8 +12,8 @@ and is scored with the SIGHAN figures plus recall by gold word length (evaluatio
   words decoding     decoding.py: the heads' junction scores plus word autonomy from raw text,
                      without and with the long-word bonus (the first decoder), then what each
                      later round added: cohesive pairs, four-character units, the unigram word
-                     model in place of the bonus, words of at most 5 characters (the decoder of
-                     decode='words' now)
+                     model in place of the bonus, words of at most 5 characters, four-character
+                     units by the unigram model (the decoder of decode='words' now)
   jieba              for scale
 Then the shipped default, decode='words' and jieba once more on held-out dev sentences 500-1000.
 (The e5 base model's heads are not a row: converting it was left out for time.)
@@ -168,7 +168,7 @@ def rows() -> list[tuple[str, object]]:
 
     def words(words_table=table, **options):
         # the first decoder, then what each row names: later defaults stay off unless a row adds them
-        first = {"alpha": 0.1, "bonus": 2.0, "gamma": 0.0, "join2": None, "join3": None, "join4": None, "join_units": None, "max_len": 6}
+        first = {"alpha": 0.1, "bonus": 2.0, "gamma": 0.0, "join2": None, "join3": None, "join4": None, "join_units": None, "max_len": 6, "units_logp": None}
         decoding = WordDecoding(**{**first, **options})
         return lambda p: cut_junctions(p, p.scores[0], words_table, decoding)
 
@@ -190,9 +190,11 @@ def rows() -> list[tuple[str, object]]:
         ("+ cohesive pairs 2+2", words(alpha=0.15, join3=0.7, join4=0.5)),
         ("+ cohesive pairs 1+1, four-character units (join_units)", words(**pairs)),
         ("+ unigram word model (gamma 0.2) in place of the bonus", words(with_unigram, **pairs, bonus=0.0, gamma=0.2)),
-        ("+ words of at most 5 characters (max_len 5, was 6): decode='words' now", words(with_unigram, **pairs, bonus=0.0, gamma=0.2, max_len=5)),
+        ("+ words of at most 5 characters (max_len 5, was 6)", words(with_unigram, **pairs, bonus=0.0, gamma=0.2, max_len=5)),
+        ("+ four-character units by the unigram model (units_logp 12): decode='words' now",
+         words(with_unigram, **pairs, bonus=0.0, gamma=0.2, max_len=5, units_logp=12.0)),
         ("+ conventions of numbers, counts, names, suffixes and function words: the default level on `accurate`'s head",
-         with_conventions(words(with_unigram, **pairs, bonus=0.0, gamma=0.2, max_len=5))),
+         with_conventions(words(with_unigram, **pairs, bonus=0.0, gamma=0.2, max_len=5, units_logp=12.0))),
         ("the embedded default: the 2x192 student refined three times (segmenter refine), all of the row above", "embedded"),
         ("jieba 0.42 (default mode, HMM on)", "jieba"),
     ]

@@ -84,7 +84,7 @@ def test_the_model_saves_loads_prunes_and_combines(tmp_path):
 
 def test_the_decoder_prefers_the_words_the_raw_text_uses():
     table, model = fitted()
-    options = WordDecoding(alpha=0.0, join2=None, join3=None, join4=None, join_units=None)
+    options = WordDecoding(alpha=0.0, join2=None, join3=None, join4=None, join_units=None, units_logp=None)
     weak = np.array([0.5, 0.5, 0.5])  # the heads lean to cutting 社|会|主|义, weakly
     assert list(cut_junctions(TextPlan("社会主义"), weak, table, options)) == [True, True, True]  # no model: the heads
     with_model = table.with_unigram(model)
@@ -143,3 +143,22 @@ def test_only_the_coarse_levels_of_the_shipped_model_join_by_the_model():
     text = "他们看世界杯比赛"
     assert "世界杯" in segmenter.lcut(text, granularity="coarse")
     assert "世界杯" not in segmenter.lcut(text) and "世界杯" not in segmenter.lcut(text, granularity="fine")
+
+
+def test_four_characters_join_by_the_model_unless_a_very_common_word_is_among_them():
+    from segmenter import Segmenter
+
+    table = Segmenter().word_table  # the shipped table and its unigram model
+    options = WordDecoding(alpha=0.0, gamma=0.0, join2=None, join3=None, join4=None, join_units=None)
+    sure = np.full(3, 5.0)  # the heads cut every junction
+    for idiom in ("迄今为止", "鲜为人知", "力不从心"):
+        assert list(cut_junctions(TextPlan(idiom), sure, table, options)) == [False] * 3, idiom
+        assert list(cut_junctions(TextPlan(idiom), sure, table, replace(options, units_logp=None))) == [True] * 3
+    # 的 is among the commonest single-character words: 的基础上 is a phrase, it stays in pieces
+    assert list(cut_junctions(TextPlan("的基础上"), sure, table, options)) == [True] * 3
+    assert list(cut_junctions(TextPlan("的基础上"), sure, table, replace(options, units_common=0.0))) == [False] * 3
+    # a table without a model joins nothing by it
+    bare = WordTable(table.tables, table.info, None)
+    assert list(cut_junctions(TextPlan("迄今为止"), sure, bare, options)) == [True] * 3
+    with pytest.raises(ValueError, match="units_logp"):
+        WordDecoding(units_logp=float("inf"))
