@@ -303,13 +303,15 @@ def _units_by_share(text, where, pieces, table, options):
 
 def _units_by_model(text, where, pieces, table, options):
     """log p(the four as one word) - the sum of log p of the decoder's pieces."""
-    four = np.full(len(where), 4)
+    four, n = np.full(len(where), 4), len(where)
     piece_starts = np.array([start for parts in pieces for start, _ in parts])
-    piece_lengths = np.array([n for parts in pieces for _, n in parts])
-    owner = np.repeat(np.arange(len(pieces)), [len(parts) for parts in pieces])
-    apart = np.bincount(owner, weights=table.logp_at(text, piece_starts, piece_lengths), minlength=len(pieces))
-    margin = table.logp_at(text, where, four) - apart
-    common = np.max([table.logp_at(text, where + i, np.ones(len(where), dtype=np.int64)) for i in range(4)], axis=0)
+    piece_lengths = np.array([length for parts in pieces for _, length in parts])
+    # one lookup: the four, their single characters, then the pieces
+    logp = table.logp_at(text, np.concatenate([where, *(where + i for i in range(4)), piece_starts]),
+                         np.concatenate([four, np.ones(4 * n, dtype=np.int64), piece_lengths]))
+    owner = np.repeat(np.arange(n), [len(parts) for parts in pieces])
+    margin = logp[:n] - np.bincount(owner, weights=logp[5 * n :], minlength=n)
+    common = logp[n : 5 * n].reshape(4, n).max(axis=0)  # the commonest single character among the four
     chosen = ((table.counts_at(text, where, four) >= options.join_min_count) & (margin >= options.units_logp)
               & (table.autonomy_at(text, where, four) >= options.units_logp_from) & (common <= options.units_common))
     return margin, chosen
