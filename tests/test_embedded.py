@@ -21,7 +21,9 @@ def test_embedded_model_is_packaged():
     folder = embedded_model_path()
     for name in ("config.json", "model.safetensors", "vocab.txt", "segmenter_heads.json", "MODEL_CARD.md"):
         assert (folder / name).is_file(), name
-    assert sum(f.stat().st_size for f in folder.iterdir()) < 30 * 2**20
+    # ~32 MiB: the word table of all the raw text is 24 MiB of it (ngrams.npz; it was 2.8 MiB
+    # from 6.9 M characters, and scored lower on every dev file), the model and its ONNX 9 MiB
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 40 * 2**20
 
 
 def test_module_functions_use_the_embedded_model():
