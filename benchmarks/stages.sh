@@ -18,8 +18,10 @@ python ../stages.py \
   "+ conventions of numbers, counts and names (the previous default)=names_counts.json:segmenter:default" \
   "+ four-character units, unigram word model in place of the bonus (no conventions: segmenter:plain)=unigram_numbers.json:segmenter:plain" \
   "+ conventions, Han numbers whole (the previous default)=unigram_numbers.json:segmenter:default" \
-  "+ words of at most 5 characters, four-character units by the unigram model, head refined a third time (no conventions: segmenter:plain)=test.json:segmenter:plain" \
-  "+ conventions, function words apart, percentages whole: the embedded default=test.json:segmenter:default" \
+  "+ words of at most 5 characters, four-character units by the unigram model, head refined a third time (no conventions: segmenter:plain)=function_words.json:segmenter:plain" \
+  "+ conventions, function words apart, percentages whole (the previous default)=function_words.json:segmenter:default" \
+  "+ word table and unigram model of all the raw text (51.5 M characters, was 6.9 M), decoder re-weighted for it (no conventions: segmenter:plain)=test.json:segmenter:plain" \
+  "+ conventions: the embedded default=test.json:segmenter:default" \
   "the embedded model, coarse (MSR-like)=test.json:segmenter:coarse" \
   "the embedded model, fine (UD-like)=test.json:segmenter:fine" \
   "the embedded model, calibrated on 100 dev sentences (best level or fitted profile)=test.json:segmenter:calibrated" \
