@@ -48,19 +48,24 @@ HAN = re.compile(r"[\u4e00-\u9fff]+")
 STATISTICS = ("margin", "share", "autonomy", "count", "middle")
 
 
-def pairs_of(seg: Segmenter, gold: list[list[str]], first: int, second: int, last_chars: str | None = None):
-    """The default's adjacent Han words of `first` + `second` characters (the second ending in
-    one of `last_chars`, if given): (sentence, start, label), label +1 where the gold has
-    them as one word, -1 where it has both words, 0 otherwise."""
+def segmented(seg: Segmenter, gold: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """The gold sentences' texts and the default's words of them."""
     texts = ["".join(words) for words in gold]
+    return texts, seg.segment_batch(texts, show_progress=False)
+
+
+def pairs_of(gold: list[list[str]], texts: list[str], outputs: list[list[str]], first: int, second: int, last_chars: str | None = None):
+    """The adjacent Han words of `first` + `second` characters in `outputs` (the second ending
+    in one of `last_chars`, if given): (sentence, start, label), label +1 where the gold has
+    them as one word, -1 where it has both words, 0 otherwise."""
     found = []
-    for i, (words, output) in enumerate(zip(gold, seg.segment_batch(texts, show_progress=False))):
+    for i, (words, output) in enumerate(zip(gold, outputs)):
         truth, spans, text = set(word_spans(words)), word_spans(output), texts[i]
         for (a, b), (c, d) in zip(spans, spans[1:]):
             if b - a == first and d - c == second and HAN.fullmatch(text, a, d) and (last_chars is None or text[d - 1] in last_chars):
                 label = 1 if (a, d) in truth else -1 if (a, b) in truth and (c, d) in truth else 0
                 found.append((i, a, label))
-    return texts, found
+    return found
 
 
 def statistics(seg: Segmenter, texts: list[str], pairs) -> np.ndarray:
@@ -124,18 +129,19 @@ def main() -> None:
               "| dev file | 2+2 pairs | gold: one word | gold: two words | R4 now | R4 if all joined right | "
               + " | ".join(f"{s}: net (joins) → R4" for s in STATISTICS) + " |",
               "|---|--:|--:|--:|--:|--:|" + "---|" * len(STATISTICS)]
-    fitted_data = {}
+    fitted_data, parts = {}, {}  # parts[name]: (gold, texts, the default's words), segmented once
     for name in DEV:
         gold = read_gold(GOLD / f"{name}.txt", 100 + args.sentences + args.held_out)
         part, rest = gold[100 : 100 + args.sentences], gold[100 + args.sentences :]
-        texts, pairs = pairs_of(seg, part, 2, 2)
+        parts[name] = (part, *segmented(seg, part))
+        texts, output = parts[name][1:]
+        pairs = pairs_of(part, texts, output, 2, 2)
         labels = np.array([label for _, _, label in pairs])
         x = statistics(seg, texts, pairs)
-        output = seg.segment_batch(texts, show_progress=False)
         scores = score(part, output)
         gold4, recall4 = scores.counts.gold_by_length[3], length_table(scores)["R"][3]
         cells = []
-        for k, stat in enumerate(STATISTICS):
+        for k in range(len(STATISTICS)):
             net, joins, good = best_threshold(x[:, k], labels)
             cells.append(f"{net:+d} ({joins}) → {recall4 + good / gold4:.3f}")
         every = recall4 + (labels == 1).sum() / gold4
@@ -152,7 +158,9 @@ def main() -> None:
         keep = labels != 0
         mean, spread = x[keep].mean(axis=0), x[keep].std(axis=0) + 1e-9
         w = fit_logistic((x[keep] - mean) / spread, (labels[keep] == 1).astype(float))
-        texts, pairs = pairs_of(seg, fitted_data[target][2], 2, 2)
+        held_gold = fitted_data[target][2]
+        texts, output = segmented(seg, held_gold)
+        pairs = pairs_of(held_gold, texts, output, 2, 2)
         held = np.array([label for _, _, label in pairs])
         z = (statistics(seg, texts, pairs) - mean) / spread
         chosen = 1.0 / (1.0 + np.exp(-(np.column_stack([z, np.ones(len(z))]) @ w))) >= 2 / 3
@@ -164,8 +172,8 @@ def main() -> None:
               "| suffix | " + " | ".join(DEV) + " |", "|---|" + "--:|" * len(DEV)]
     counts = {}
     for name in DEV:
-        gold = read_gold(GOLD / f"{name}.txt", 100 + args.sentences)[100:]
-        texts, pairs = pairs_of(seg, gold, 2, 1, suffixes)
+        gold, texts, output = parts[name]
+        pairs = pairs_of(gold, texts, output, 2, 1, suffixes)
         counts[name] = Counter((texts[i][a + 2], label) for i, a, label in pairs)
     for char in suffixes + "*":
         cell = lambda c, name: sum(v for (s, label), v in counts[name].items() if (char == "*" or s == char) and label == c)  # noqa: E731
@@ -176,11 +184,10 @@ def main() -> None:
     lines += ["", "The default with and without these suffixes joined (F1, recall by length 1 / 2 / 3 / 4 / 5+):", "",
               "| dev file | default | with the suffixes joined |", "|---|---|---|"]
     for name in DEV:
-        gold = read_gold(GOLD / f"{name}.txt", 100 + args.sentences)[100:]
-        texts = ["".join(words) for words in gold]
+        gold, texts, output = parts[name]
         cells = []
-        for system in (seg, joined):
-            scores = score(gold, system.segment_batch(texts, show_progress=False))
+        for words in (output, joined.segment_batch(texts, show_progress=False)):
+            scores = score(gold, words)
             cells.append(f"{scores.F1:.4f}, " + " / ".join(f"{r:.2f}" for r in length_table(scores)["R"]))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
