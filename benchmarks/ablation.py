@@ -24,7 +24,7 @@ the n-gram tables of a bounded raw sample (the first 5 M characters of pretrain_
 Gold sentences are only scored, never counted.
 
     python benchmarks/ablation.py                      # writes benchmarks/results/ablation_dev.md
-    python benchmarks/ablation.py --grid               # the dev search behind the chosen settings
+    python benchmarks/ablation.py --grid               # the first round's dev search: benchmarks/results/history/ablation_grid_dev.md
 """
 from __future__ import annotations
 
@@ -122,9 +122,11 @@ def dev_plans(name: str, start: int, stop: int) -> list[TextPlan]:
 def words_from_cuts(plans: list[TextPlan], cuts: list[np.ndarray], conventions=None, table=None) -> list[list[str]]:
     """Words of each plan given the cut decision of each junction (runs still end words), then
     the conventions of the default level when given (conventions.py; `table` for its suffixes)."""
-    from segmenter.junctions import split_words, word_ends
+    from segmenter.assembly import words_from_cuts
+    from segmenter.levels import Rules
 
-    return [split_words(p.text, word_ends(p, c.astype(np.float32), 0.5, None, conventions, 0.5, table)) for p, c in zip(plans, cuts)]
+    words = words_from_cuts(plans, cuts, Rules.at("default"), conventions=conventions, word_table=table)
+    return [[token.word for token in tokens] for tokens in words]
 
 
 def evaluate(name: str, start: int, stop: int, cutter) -> dict:
@@ -266,7 +268,7 @@ def main_table(out: Path) -> None:
               f"chosen on sentences 0–1600, which include these; ud_gsdsimp_dev has only {PICK[1]} sentences)"]
     lines += table_lines(held, held_corpora)
     lines += ["", "Commands: `python benchmarks/ablation.py` (this file); `python benchmarks/ablation.py --grid` "
-              "(the search on dev sentences 0–500 behind the defaults, benchmarks/results/ablation_grid_dev.md).", ""]
+              "(the search on dev sentences 0–500 behind the first decoder's weights, benchmarks/results/history/ablation_grid_dev.md).", ""]
     out.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
 
@@ -313,6 +315,6 @@ if __name__ == "__main__":
     if args.cache:
         cache_all()
     elif args.grid:
-        grid(results / "ablation_grid_dev.md")
+        grid(results / "history" / "ablation_grid_dev.md")  # the first round's search: a record, not a current table
     else:
         main_table(results / "ablation_dev.md")

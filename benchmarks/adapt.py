@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from segmenter.adapt import AUTO_MIN_COUNT, auto_min_count  # noqa: E402
+from segmenter.train.adapt import AUTO_MIN_COUNT, auto_min_count  # noqa: E402
 from segmenter.corpus import read_gold  # noqa: E402
 
 GOLD = ROOT.parent / "shared" / "corpora" / "gold"
@@ -89,7 +89,7 @@ def dev_stage(domains: list[str], out: Path) -> None:
 
         def f1(table) -> str:
             seg.word_table = table
-            words = [[w for w, _, _ in tokens if not w.isspace()] for tokens in seg._tokens_batch(plans, seg.granularity)]
+            words = [[w for w, _, _ in tokens if not w.isspace()] for tokens in seg.assemble(plans)]
             return f"{score(gold, words).F1:.4f}"
 
         with tempfile.TemporaryDirectory() as scratch:

@@ -1,10 +1,11 @@
 """The conventions of numbers, dates and counts on dev: what each rule and each level does.
 
-For each dev file: word F1 and recall by word length of the embedded default at each named
-granularity, with the conventions (conventions.py) and without them (the heads and the word
-table alone), and the calibrated choice (first 100 sentences of that dev file pick among the
-levels and a fitted profile; figures on the sentences after them). This is the table that set
-the rules and the default model's fine/coarse thresholds. Dev files only.
+For each dev file: word F1 and recall by word length of the embedded default with each named
+standard (levels.STANDARDS), with the conventions (conventions.py) and without them (the heads
+and the word table alone), and the calibrated choice (first 100 sentences of that dev file pick
+among the standards and a fitted profile; figures on the sentences after them). This is the
+table that set the rules and the thresholds of the ud (fine) and msr (coarse) standards. Dev
+files only.
 
     python benchmarks/conventions_dev.py      # writes benchmarks/results/conventions_dev.md
 """
@@ -20,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 from segmenter.api import Segmenter  # noqa: E402
 from segmenter.bench.evaluation import length_table, score  # noqa: E402
 from segmenter.corpus import read_gold  # noqa: E402
+from segmenter.levels import standard_named  # noqa: E402
 
 GOLD = ROOT.parent / "shared" / "corpora" / "gold"
 DEV = ("pku_dev", "msr_dev", "ud_gsdsimp_dev")
@@ -50,16 +52,17 @@ def main() -> None:
         calibration, gold = gold_all[:CALIBRATION], gold_all[CALIBRATION:]
         texts = ["".join(words) for words in gold]
         lines += [f"## {name} ({len(gold)} sentences)", "", "| setting | F1 | recall by length |", "|---|--:|---|"]
-        for level in ("fine", "default", "coarse"):
-            lines.append(row(f"{level}, no conventions", gold, plain.segment_batch(texts, granularity=level)))
-            lines.append(row(f"{level}, conventions", gold, ruled.segment_batch(texts, granularity=level)))
+        for standard in ("ud", "pku", "msr", "general"):
+            plain.standard = ruled.standard = standard_named(standard)
+            lines.append(row(f"{standard}, no conventions", gold, plain.segment_batch(texts)))
+            lines.append(row(f"{standard}, conventions", gold, ruled.segment_batch(texts)))
         profile, level, results = calibrated_choice(None, calibration, f"calibrated on {name} ({CALIBRATION} sentences)")
         chosen = Segmenter(profile=profile, granularity=level)
         picked = profile.source.split(": ")[-1]
         lines.append(row(f"calibrated (chose {picked})", gold, chosen.segment_batch(texts)))
         lines += ["", "F1 of each candidate on the calibration sentences: "
                   + ", ".join(f"{k} {v:.4f}" for k, v in results.items()), ""]
-        print("\n".join(lines[-14:]), flush=True)
+        print("\n".join(lines[-16:]), flush=True)
     Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 

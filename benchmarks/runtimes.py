@@ -57,7 +57,7 @@ def measure(runtime: str, texts: list[str], threads: int, workdir: Path) -> dict
     seg.segment_batch(texts[:20], show_progress=False)  # warm-up
     start = time.perf_counter()
     plans = seg.score_texts(texts, show_progress=False)
-    words = seg._tokens_batch(plans, seg.granularity)  # what segment_batch does after scoring
+    words = seg.assemble(plans)  # what segment_batch does after scoring
     seconds = time.perf_counter() - start
     np.save(workdir / f"{runtime}.npy", np.concatenate([plan.scores.ravel() for plan in plans]))
     (workdir / f"{runtime}.json").write_text(json.dumps([[w for w, _, _ in t] for t in words], ensure_ascii=False))

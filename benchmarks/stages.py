@@ -4,7 +4,9 @@ Reads benchmark JSON files (benchmarks/run.py --json) and prints a markdown tabl
 are the stages named on the command line, `LABEL=FILE:SYSTEM`, in order; every figure comes
 from those files.
 
-    python benchmarks/stages.py "seed rule=benchmarks/results/single_head.json:segmenter:default" …
+    python benchmarks/stages.py "seed rule=benchmarks/results/history/single_head.json:segmenter:default" …
+
+benchmarks/stages.sh runs it with the rows of benchmarks/results/stages.md.
 """
 from __future__ import annotations
 

@@ -1,12 +1,13 @@
 """The public API: `Segmenter` turns text into words.
 
-Data flow for a batch of texts:
-  TextPlan (junctions)  ->  runs of each text, its model sequence (the non-space characters)
-                            and its junctions between two Han characters
-  score_texts           ->  overlapping windows through a reader (engine.py: numpy; reader.py: torch): per-head
-                            boundary scores s_k for every junction
-  HeadProfile           ->  combined score c, cut where c > threshold(granularity)
-  runs + cuts           ->  words; every character of the text is in exactly one word
+Data flow for a batch of texts (segment_batch = score_texts, then assemble):
+  score_texts  ->  a TextPlan per text (junctions.py: its runs, its model sequence, the junctions
+                   between two Han characters), scored through overlapping windows by the reader
+                   (onnx_engine.py, engine.py or reader.py; model.load_reader): plan.scores, per
+                   head and junction
+  assemble     ->  words at one granularity (assembly.py; the level's policy in levels.py): the
+                   heads' margins over the level's threshold, the word decoder, the conventions,
+                   the user dictionary; the (word, start, end) tokens tile the text
 """
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from .conventions import DEFAULT_CONVENTIONS, DEFAULT_GRANULARITY, Conventions
+from .assembly import Token, assemble
+from .conventions import DEFAULT_CONVENTIONS, Conventions
 from .decoding import WordDecoding
 from .dictionary import UserDictionary
-from .junctions import TextPlan, score_texts as _score_texts, word_ends
+from .junctions import TextPlan, score_texts as _score_texts
+from .levels import Level, Standard, standard_named
 from .model import ModelLoadError, load_reader, read_profile, resolve_model_folder
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
@@ -30,12 +33,6 @@ from .text import HAN_SPAN_RE
 
 ENGINES = ("auto", "numpy", "torch", "onnx")
 _DEVICE = re.compile(r"(cpu|cuda|mps)(:\d+)?")
-
-# Coarser than the default, two decoded words of 2+1 characters also join where the unigram
-# model has the word e**7 times likelier than its two words (decoding.WordDecoding.join3_logp):
-# MSR writes 世界杯 whole. Chosen on msr_dev (sentences 100-1,600: +0.0013 F1 at coarse,
-# 1,600-3,600 agreed: +0.0008); 6 joined more and scored less on the second part.
-COARSE_JOIN3_LOGP = 7.0
 
 
 def check_text(text, argument: str = "text") -> str:
@@ -81,19 +78,20 @@ def check_window(window, overlap) -> None:
         )
 
 
-def _load_word_table(decode: str, folder: Path):
+def _load_word_table(decode: str, folder: Path, profile: HeadProfile):
     if decode == "threshold":
         return None
     if decode != "words":
         raise ValueError(f"decode must be 'threshold' or 'words', got {decode!r}")
-    from .wordstats import TABLE_FILE, WordTable
+    from .wordstats import TABLE_FILE, WordTable, table_path
 
-    if not (folder / TABLE_FILE).is_file():
+    path = table_path(folder, profile.runtime)
+    if path is None:
         raise ValueError(
             f"decode='words' needs the word table {folder / TABLE_FILE}; build it from raw text with "
             f"`segmenter ngrams --raw YOUR_TEXT.txt --out {folder}`, or use decode='threshold'"
         )
-    return WordTable.load(folder)
+    return WordTable.load(path)
 
 
 class Segmenter:
@@ -114,10 +112,14 @@ class Segmenter:
     decode: "threshold" cuts where the combined score passes the granularity's threshold;
     "words" decodes whole words with the folder's n-gram table (decoding.py); None takes the
     profile's "runtime" entry (the embedded models say "words"), else "threshold".
-    conventions: the rules of numbers, counts, suffixes and dates that no head can learn
-    (conventions.py: a full-width number takes its unit, １９９７年; from the default up, a
-    suffix joins, 研究院; finer than default, 一|个; coarser, whole dates); None: no rules, the
-    heads and the word table alone. README "Granularity and standards" has the levels.
+    standard: how words are written (levels.py): "general" (the default: for any text), "pku",
+    "msr" or "ud" (the gold standards of those corpora), or a levels.Standard; None: what the
+    model's profile names (its "runtime" entry: `segmenter calibrate` writes one), else
+    "general". granularity: finer or coarser words within the standard ("fine" 0, "coarse" 1, a
+    number in [0, 1]; "default" 0.5 is the standard's own).
+    conventions: the character lists behind the standard's rules of numbers, counts, names,
+    suffixes and function words, which no head can learn (conventions.py); None: no rules, the
+    heads and the word table alone. README "Granularity and standards" has the standards.
     """
 
     def __init__(
@@ -129,6 +131,7 @@ class Segmenter:
         batch_size: int = 64,
         num_threads: int | None = None,
         granularity: str | float = "default",
+        standard: str | Standard | None = None,
         window: int | None = None,
         overlap: int | None = None,
         engine: str = "auto",
@@ -140,7 +143,8 @@ class Segmenter:
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
         if conventions is not None and not isinstance(conventions, Conventions):
-            raise TypeError(f"conventions must be a segmenter.Conventions or None (no rules), got {type(conventions).__name__}")
+            raise TypeError("conventions must be a segmenter.Conventions or None (no rules), "
+                            f"got {type(conventions).__name__}")
         self.conventions = conventions
         if profile is not None and not isinstance(profile, HeadProfile):
             raise TypeError(f"profile must be a HeadProfile or None, got {type(profile).__name__}")
@@ -154,10 +158,11 @@ class Segmenter:
                 f"{self.folder} has no head profile ({PROFILE_FILE}); create one with "
                 f"`segmenter heads --model {self.folder}` (no gold needed), or pass profile=HeadProfile(...)"
             )
+        self.standard = standard_named(standard if standard is not None else self.profile.runtime.get("standard"))
         # "words": word-level decoding with the folder's n-gram table (decoding.py); "threshold":
         # cut where c > t. None: what the profile's "runtime" entry says, else "threshold".
         decode = decode if decode is not None else self.profile.runtime.get("decode", "threshold")
-        self.decode, self.word_table = decode, _load_word_table(decode, self.folder)
+        self.decode, self.word_table = decode, _load_word_table(decode, self.folder, self.profile)
         self.word_decoding = WordDecoding()  # the decoder's weights (decoding.py), chosen on dev files
         # Window and overlap: the arguments, else the profile's "runtime" entry, else 254/64;
         # checked together before the model loads (a window of 50 is fine with the profile's
@@ -177,17 +182,24 @@ class Segmenter:
         return cls(name_or_path, **kwargs)
 
     def save_pretrained(self, folder: str | os.PathLike) -> Path:
-        """Copy the model folder (all its layers) with this segmenter's profile."""
+        """Copy the model folder (all its layers) with this segmenter's profile; the word table
+        is copied in too where the folder read another folder's (a saved folder stands alone)."""
+        from .wordstats import standalone_table
+
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
-        for item in self.folder.iterdir():
-            if item.is_file() and item.name != PROFILE_FILE and not item.name.startswith("."):
-                shutil.copy2(item, out / item.name)
-        self.profile.save(out)
+        profile = self.profile
+        if out.resolve() != self.folder.resolve():
+            for item in self.folder.iterdir():
+                if item.is_file() and item.name != PROFILE_FILE and not item.name.startswith("."):
+                    shutil.copy2(item, out / item.name)
+            profile = replace(profile, runtime=standalone_table(self.folder, profile.runtime, out))
+        profile.save(out)
         return out
 
     def __repr__(self) -> str:
-        return f"Segmenter(model={str(self.folder)!r}, heads={self.profile.heads}, device={self.device!r}, engine={self.engine!r})"
+        return (f"Segmenter(model={str(self.folder)!r}, standard={self.standard.name!r}, heads={self.profile.heads}, "
+                f"device={self.device!r}, engine={self.engine!r})")
 
     # -- scoring ----------------------------------------------------------------------------
     def score_texts(self, texts: list[str], batch_size=None, show_progress=None) -> list[TextPlan]:
@@ -197,38 +209,18 @@ class Segmenter:
         check_positive_int(batch_size, "batch_size", allow_none=True)
         return _score_texts(self.reader, texts, self.window, self.overlap, batch_size or self.batch_size, show_progress)
 
+    # -- word assembly (assembly.py) --------------------------------------------------------------
+    def level(self, granularity=None) -> Level:
+        """The policy of one granularity (levels.py): threshold, decoder options, convention rules."""
+        g = self.granularity if granularity is None else granularity_value(granularity)
+        return Level.at(g, self.profile, self.word_decoding if self.word_table is not None else None, self.standard)
 
-    def _tokens_batch(self, plans: list[TextPlan], granularity) -> list[list[tuple[str, int, int]]]:
-        """(word, start, end) of each plan's text at one granularity (its threshold, its
-        conventions); word decoding (decoding.py) runs on all the plans at once."""
-        level = granularity_value(granularity)
-        threshold = self.profile.threshold(level)
-        combined = [self.profile.combine(plan.scores) if len(plan.junctions) else None for plan in plans]
-        if self.word_table is not None:
-            from .decoding import cut_junctions_batch
-
-            # Cohesive pairs (decoding.join_cohesive) by level, as the standards want them (dev
-            # files, benchmarks/results/conventions_dev.md): finer than the default (UD-like) only
-            # 1+1 (其中); from the default up, 2+1 / 1+2 and 2+2 too (2+2 joins gain PKU and MSR dev
-            # what they cost ud_gsdsimp_dev, and raise four-character recall); coarser than the
-            # default, 2+1 also by the unigram model (COARSE_JOIN3_LOGP).
-            options = self.word_decoding
-            if level < DEFAULT_GRANULARITY:
-                options = replace(options, join3=None, join4=None)
-            elif level > DEFAULT_GRANULARITY and options.join3_logp is None:
-                options = replace(options, join3_logp=COARSE_JOIN3_LOGP)
-            shifted = [None if c is None else c - threshold for c in combined]
-            cuts = cut_junctions_batch(plans, shifted, self.word_table, options)
-            combined = [None if c is None else cut.astype(np.float32) for c, cut in zip(combined, cuts)]
-            threshold = 0.5
-        batch = []
-        for plan, scores in zip(plans, combined):
-            start, tokens = 0, []
-            for end in word_ends(plan, scores, threshold, self.user_dictionary, self.conventions, level, self.word_table).tolist():
-                tokens.append((plan.text[start:end], start, end))
-                start = end
-            batch.append(tokens)
-        return batch
+    def assemble(self, plans: list[TextPlan], granularity=None) -> list[list[Token]]:
+        """Words of scored plans (score_texts) at one granularity: (word, start, end) tokens that
+        tile each text. The word-assembly step of segment_batch (assembly.py): margins over the
+        level's threshold, the word decoder, the conventions, the user dictionary."""
+        return assemble(plans, self.profile, self.level(granularity), word_table=self.word_table,
+                        conventions=self.conventions, dictionary=self.user_dictionary)
 
     def _level_tokens(self, text: str, granularities) -> list[list[tuple[str, int, int]]]:
         """Tokens of `text` at each granularity, from one reading of the heads. With the
@@ -238,14 +230,14 @@ class Segmenter:
         300 pku_dev sentences); _nest then leaves a crossing fine token out of the coarse word's
         parts, and every level still tiles the text."""
         plan = self.score_texts([check_text(text)], show_progress=False)[0]
-        return [self._tokens_batch([plan], g)[0] for g in granularities]
+        return [self.assemble([plan], g)[0] for g in granularities]
 
     # -- public API -------------------------------------------------------------------------
     def tokenize_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None):
         texts = self._check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
         level = self.granularity if granularity is None else granularity
-        return self._tokens_batch(self.score_texts(texts, batch_size, show_progress), level)
+        return self.assemble(self.score_texts(texts, batch_size, show_progress), level)
 
     def segment_levels(self, text: str, coarse="coarse", fine="fine") -> list[tuple[str, list[str]]]:
         """Coarse words, each with its fine sub-words (like jieba's search mode, from the heads):
@@ -254,19 +246,22 @@ class Segmenter:
         coarse_tokens, fine_tokens = self._level_tokens(text, (coarse, fine))
         return [(word, [w for w, _, _ in parts]) for (word, _, _), parts in _nest(coarse_tokens, fine_tokens)]
 
-    def segment_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None) -> list[list[str]]:
+    def segment_batch(self, texts: Iterable[str], granularity=None, batch_size=None,
+                      show_progress=None) -> list[list[str]]:
         """Words of each text; `"".join(words) == text` for every text."""
-        return [[w for w, _, _ in tokens] for tokens in self.tokenize_batch(texts, granularity, batch_size, show_progress)]
+        return [[w for w, _, _ in tokens]
+                for tokens in self.tokenize_batch(texts, granularity, batch_size, show_progress)]
 
     def segment_lines(self, lines: Iterable[str], *, workers: int = 1, **options) -> Iterator[list[str]]:
         """Words of each line, streamed in input order; workers > 1: that many processes (parallel.py)."""
-        from .scale.workers import segment_lines
+        from .parallel import segment_lines
 
         return segment_lines(lines, segmenter=self, workers=workers, **options)
 
-    def segment_files(self, paths, *, workers: int = 1, errors: str = "strict", **options) -> Iterator[tuple[str, list[str]]]:
+    def segment_files(self, paths, *, workers: int = 1, errors: str = "strict",
+                      **options) -> Iterator[tuple[str, list[str]]]:
         """(path, words) for each line of each UTF-8 file, streamed in order (see segment_lines)."""
-        from .scale.workers import segment_files
+        from .parallel import segment_files
 
         return segment_files(paths, segmenter=self, workers=workers, errors=errors, **options)
 
@@ -298,11 +293,13 @@ class Segmenter:
     def lcut_for_search(self, sentence: str, HMM=True, *, granularity=None) -> list[str]:
         return list(self.cut_for_search(sentence, HMM, granularity=granularity))
 
-    def tokenize(self, unicode_sentence: str, mode: str = "default", HMM=True, *, granularity=None) -> list[tuple[str, int, int]]:
+    def tokenize(self, unicode_sentence: str, mode: str = "default", HMM=True, *,
+                 granularity=None) -> list[tuple[str, int, int]]:
         """(word, start, end) triples like jieba.tokenize. mode="default": the words of cut(),
         whose offsets tile the text; mode="search": cut_for_search's words with their offsets."""
         if mode not in ("default", "search"):
-            hint = f" (granularity is a keyword argument: tokenize(text, granularity={mode!r}))" if mode in GRANULARITY_NAMES else ""
+            hint = (f" (granularity is a keyword argument: tokenize(text, granularity={mode!r}))"
+                    if mode in GRANULARITY_NAMES else "")
             raise ValueError(f"mode must be 'default' or 'search', got {mode!r}{hint}")
         if mode == "default":
             return self.tokenize_batch([check_text(unicode_sentence)], granularity, show_progress=False)[0]
@@ -334,8 +331,10 @@ class Segmenter:
         """Every candidate word of the levels fine, default, coarse (and `granularity`), once,
         by start then end; a single character is left out where a longer candidate covers it,
         as in jieba's full mode. The candidates overlap and cover every character."""
-        levels = set(GRANULARITY_NAMES.values()) | {self.granularity if granularity is None else granularity_value(granularity)}
-        candidates = sorted({t for tokens in self._level_tokens(text, sorted(levels)) for t in tokens}, key=lambda t: (t[1], t[2]))
+        levels = set(GRANULARITY_NAMES.values()) | {self.granularity if granularity is None
+                                                    else granularity_value(granularity)}
+        candidates = sorted({t for tokens in self._level_tokens(text, sorted(levels)) for t in tokens},
+                            key=lambda t: (t[1], t[2]))
         covered = np.zeros(len(text) + 1, dtype=np.int64)
         for _, start, end in candidates:
             if end - start > 1:

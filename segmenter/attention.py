@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import torch
 
+from .readout import heads_by_layer
+
 
 def bert_layout(model: torch.nn.Module) -> bool:
     """True when the model has the BERT module layout the fast path relies on."""
@@ -32,7 +34,7 @@ class AttentionReader:
 
     def __init__(self, model: torch.nn.Module, heads: list[tuple[int, int]]):
         self.model = model
-        self.heads_by_layer = {layer: sorted({h for l, h in heads if l == layer}) for layer in sorted({l for l, _ in heads})}
+        self.heads_by_layer = heads_by_layer(heads)
         self.deepest = max(self.heads_by_layer)
         self.fast = bert_layout(model)
 
@@ -62,7 +64,8 @@ class AttentionReader:
         batch, tokens, _ = hidden.shape
 
         def project(linear):  # (B, T, hidden) -> (B, K, T, d), only the rows of the needed heads
-            out = torch.nn.functional.linear(hidden, linear.weight[rows], linear.bias[rows] if linear.bias is not None else None)
+            out = torch.nn.functional.linear(hidden, linear.weight[rows],
+                                             linear.bias[rows] if linear.bias is not None else None)
             return out.view(batch, tokens, len(heads), size).transpose(1, 2)
 
         query, key = project(attention.query), project(attention.key)

@@ -12,21 +12,17 @@ model's head cuts most of them. Here each Han run is segmented by dynamic progra
 
 A string the word table does not hold (never seen in the raw text, pruned, or longer than its
 max_n) gets `unseen` in place of A; single characters are neutral (A = 0) when unseen. With
-alpha = 0 and no bonus this cuts exactly where s > 0, the threshold decoder. (Tried on dev and
-left out: autonomy for words of 3+ characters only, with 1- and 2-character words left to the
-heads — it merges 经济|发展-like pairs: 2-character recall fell by 0.1 and more on pku_dev.)
+alpha = 0 and no bonus this cuts exactly where s > 0, the threshold decoder.
 
-Why these terms (benchmarks/ablation.py, dev files only): autonomy alone (the self-training
-teacher's decoder) prefers the pieces of a compound — 负责|人, 联合|国 — because a frequent
+Why these terms (benchmarks/ablation.py): autonomy alone (the self-training teacher's
+decoder) prefers the pieces of a compound — 负责|人, 联合|国 — because a frequent
 two-character word is more autonomous than the whole; a small alpha lets it fix the heads'
-one- and two-character mistakes, and the bonus for a clearly autonomous word of three and more
-characters keeps units such as 联合国 or 实事求是 whole where the heads' inner cuts are weak
-(a strong inner cut still wins: the 2+2 compounds the head splits with confidence stay split).
-The unigram term says what autonomy cannot: how often the raw text uses a string *as a word*
-(fitted by EM over all segmentations of the raw text, train/unigram.py). 主义 is autonomous,
-but most of its occurrences are inside 社会主义, so its probability is far below what its raw
-count gives it. With that term the bonus no longer helps (it is 0 by default: the unigram
-model keeps 联合国-like units whole); a table without the model leaves the term out.
+one- and two-character mistakes. The unigram term says what autonomy cannot: how often the
+raw text uses a string *as a word* (fitted by EM over all segmentations of the raw text,
+train/unigram.py). 主义 is autonomous, but most of its occurrences are inside 社会主义, so its
+probability is far below what its raw count gives it; the term keeps units such as 联合国
+whole where the heads' inner cuts are weak (a strong inner cut still wins), which the bonus
+did before it. A table without the model leaves the term out.
 
 After the Viterbi, join_cohesive joins two decoded words whose joined string the raw text
 rarely breaks (生产|总值 -> 生产总值: 总值 nearly always follows 生产; 其|中 -> 其中), from the
@@ -48,58 +44,45 @@ from .wordstats import WordTable
 
 @dataclass(frozen=True)
 class WordDecoding:
-    """Weights of the word decoder (chosen on dev files; see benchmarks/ablation.py)."""
+    """Weights of the word decoder. Chosen on dev files only; how, value by value: "How the
+    decoder's weights were chosen" in segmenter/models/default/MODEL_CARD.md."""
 
-    # alpha was chosen again with the cohesive pairs and the conventions on (first 1,500
-    # sentences of each dev file; sentences 1,500-3,500 of pku_dev and msr_dev agreed): 0.15, was
-    # 0.1. A bonus of 1.5 scored 0.0005 more on mean F1 but lost 0.03 of three-character recall.
-    # 0.2 with the table of all the raw text (51.5 M Han characters, was 6.9 M): dev sentences
-    # 100-1,600 of the three dev files and 1,600-3,600 of pku_dev and msr_dev all gained.
-    alpha: float = 0.2  # weight of word autonomy (per character)
+    alpha: float = 0.2  # weight of word autonomy per character: small, it fixes the heads' 1-2 character mistakes
     beta: float = 1.0  # weight of the heads' junction scores
     clip: float = 8.0  # junction scores are clipped to [-clip, clip]: a very sure head is sure enough
     unseen: float = -1.0  # autonomy given to strings of 2+ characters the table lacks
-    # Longest word considered (characters). 5, was 6: a six-character string the raw text repeats
-    # is nearly always a phrase (国内生产总值, 计划生育工作); numbers and dates that long come from the
-    # conventions, not from here. Dev sentences 100-1,600 and 1,600-3,600 of pku_dev and msr_dev
-    # (and ud_gsdsimp_dev 100-500) all gained a little (+0.0002 to +0.0018 F1).
+    # Longest word considered (characters): a longer string the raw text repeats is nearly always
+    # a phrase (国内生产总值); numbers and dates that long come from the conventions.
     max_len: int = 5
-    # Added to a word of 3+ characters whose autonomy is at least `bonus_from`. It was 2.0; the
-    # unigram term below does its work (keeping 联合国-like units whole) and more: with it, a bonus
-    # of 0.5 or 1.0 scored lower on dev than none.
+    # Added to a word of 3+ characters whose autonomy is at least `bonus_from`: 0, the unigram
+    # term keeps 联合国-like units whole instead.
     bonus: float = 0.0
     bonus_from: float = 3.0
-    # Weight of the unigram model's log p(w) per word (a table without one: no term). Chosen on dev
-    # sentences 100-1,600 of the three dev files with bonus 0 (0.1-0.25 all gained, 0.2 the best
-    # mean F1: +0.0047 at the default level); sentences 1,600-3,600 of pku_dev and msr_dev agreed.
-    gamma: float = 0.2
+    gamma: float = 0.2  # weight of the unigram model's log p(w) per word (a table without one: no term)
     # Cohesive pairs (join_cohesive): two decoded words join into one of 3 / 4 characters when
     # the raw text rarely has the two-character part(s) without the rest. None: never.
     join3: float | None = 0.7  # 2+1 or 1+2: count(word) / count(its two-character part)
     # 2+1 also joins where the unigram model's log p(word) - log p(2) - log p(1) >= join3_logp
     # (世界|杯: MSR writes such words whole, PKU splits many). None: never, the default; the
-    # coarse levels set it (api.COARSE_JOIN3_LOGP).
+    # coarse levels set it (levels.COARSE_JOIN3_LOGP).
     join3_logp: float | None = None
     join4: float | None = 0.5  # 2+2: the larger of count(word) / count(half)
     join_min_count: int = 10  # the joined word must have been seen this often
     # 1+1 (其|中, 为|了, 以|上): count(word) / the larger count of its two characters, and only
     # where the heads' score of the junction (threshold subtracted) is below join2_below: 他|说
-    # is as cohesive, and the head is sure of that cut. Chosen on dev sentences 100-1,600 (pku,
-    # msr, ud), sentences 1,600-3,600 agreed (benchmarks/results/conventions_dev.md).
+    # is as cohesive, and the head is sure of that cut.
     join2: float | None = 0.015
     join2_below: float = 3.0
     # Four-character units the decoder left in pieces with a single character among them
     # (翻|山|越|岭, 自|力|更生, 鄂尔多|斯; join_units): they join when the four characters are a
     # share >= join_units of the occurrences of their most frequent inner two characters and
-    # their autonomy is at least units_from. None: never. Chosen on dev sentences 100-1,600.
+    # their autonomy is at least units_from. None: never.
     join_units: float | None = 0.3
     units_from: float = 2.0
     # ... and also where the unigram model has the four characters e**units_logp times likelier
     # as one word than as the decoder's pieces, their autonomy is at least units_logp_from, and
     # none of the four is a single-character word as common as e**units_common (的 在 和 是 了 年
     # 月 与 中: those make phrases, 的|基础|上, not idioms: 迄今|为|止, 鲜|为|人|知). None: never.
-    # Chosen on dev sentences 100-1,600 of the three dev files, 1,600-3,600 of pku_dev and
-    # msr_dev agreed (+0.0003 to +0.0013 F1; four-character recall +0.02 to +0.04).
     units_logp: float | None = 12.0
     units_logp_from: float = 3.0
     units_common: float = -6.0
@@ -181,7 +164,8 @@ def cut_junctions(plan: TextPlan, combined: np.ndarray, table: WordTable, option
     return cut_junctions_batch([plan], [combined], table, options)[0]
 
 
-def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable, options: WordDecoding) -> list[np.ndarray]:
+def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
+                        options: WordDecoding) -> list[np.ndarray]:
     """cut_junctions for many texts at once: the Han runs of all of them are decoded together,
     runs of similar sizes in one lockstep pass, so the Python work per step of the Viterbi is
     paid once per group of runs, not once per text (the same decisions as one text at a time:
@@ -212,7 +196,8 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     joined = "\n".join(texts)
     autonomy, logp = table.autonomy_and_logp(joined, options.max_len)
     flat = [c for c in combined if c is not None and len(c)]
-    scores = np.clip(options.beta * np.concatenate(flat).astype(np.float64), -options.beta * options.clip, options.beta * options.clip)
+    scores = np.clip(options.beta * np.concatenate(flat).astype(np.float64), -options.beta * options.clip,
+                     options.beta * options.clip)
     cut = np.concatenate([c for c in cuts if len(c)])
     # Runs of similar sizes share one lockstep pass, so one long run does not pad all the others.
     order = np.argsort(sizes, kind="stable")
@@ -251,7 +236,8 @@ def _decoded_words(cut: np.ndarray, starts: np.ndarray, sizes: np.ndarray, first
     return run_of[ends], position[word_start], ends - word_start + 1, junction[ends]
 
 
-def join_units(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray, table: WordTable, options: WordDecoding) -> None:
+def join_units(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray, table: WordTable,
+               options: WordDecoding) -> None:
     """Uncut (in place) the inside of four characters that the decoder left as 2-4 words, one
     of them a single character, where the raw text has the four as a unit: they are a share
     >= join_units of the occurrences of their most frequent inner two characters (山越 occurs
@@ -295,31 +281,25 @@ def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
 
 def _units_by_share(text, where, pieces, table, options):
     """The four characters' share of their most frequent inner two characters' occurrences."""
-    four = np.full(len(where), 4)
-    whole = table.counts_at(text, where, four)
-    inner = np.max([table.counts_at(text, where + i, np.full(len(where), 2)) for i in range(3)], axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(inner > 0, whole / inner, 0.0)
-    return share, (whole >= options.join_min_count) & (share >= options.join_units) & (table.autonomy_at(text, where, four) >= options.units_from)
+    whole, share = table.shares_at(text, where, 4, [(0, 2), (1, 2), (2, 2)])
+    share = np.where(np.isfinite(share), share, 0.0)  # inner two characters the table lacks: no share
+    return share, ((whole >= options.join_min_count) & (share >= options.join_units)
+                   & (table.autonomy_at(text, where, np.full(len(where), 4)) >= options.units_from))
 
 
 def _units_by_model(text, where, pieces, table, options):
     """log p(the four as one word) - the sum of log p of the decoder's pieces."""
     four, n = np.full(len(where), 4), len(where)
-    piece_starts = np.array([start for parts in pieces for start, _ in parts])
-    piece_lengths = np.array([length for parts in pieces for _, length in parts])
-    # one lookup: the four, their single characters, then the pieces
-    logp = table.logp_at(text, np.concatenate([where, *(where + i for i in range(4)), piece_starts]),
-                         np.concatenate([four, np.ones(4 * n, dtype=np.int64), piece_lengths]))
-    owner = np.repeat(np.arange(n), [len(parts) for parts in pieces])
-    margin = logp[:n] - np.bincount(owner, weights=logp[5 * n :], minlength=n)
-    common = logp[n : 5 * n].reshape(4, n).max(axis=0)  # the commonest single character among the four
+    margin = table.logp_margin_at(text, where, [[length for _, length in parts] for parts in pieces])
+    singles = table.logp_at(text, np.concatenate([where + i for i in range(4)]), np.ones(4 * n, dtype=np.int64))
+    common = singles.reshape(4, n).max(axis=0)  # the commonest single character among the four
     chosen = ((table.counts_at(text, where, four) >= options.join_min_count) & (margin >= options.units_logp)
               & (table.autonomy_at(text, where, four) >= options.units_logp_from) & (common <= options.units_common))
     return margin, chosen
 
 
-def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray, table: WordTable, options: WordDecoding) -> None:
+def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray,
+                  firsts: np.ndarray, table: WordTable, options: WordDecoding) -> None:
     """Uncut (in place) the junction between two decoded words of a run whose joined string
     is cohesive in the raw text: of 2+2 characters, when one half is nearly always followed
     or preceded by the other (count(word) / count(half) >= join4: 生产|总值, 计划|生育); of
@@ -340,26 +320,26 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
     run, begin, lengths, after = _decoded_words(cut, starts, sizes, firsts)
     pair = np.flatnonzero(run[:-1] == run[1:])  # word j and j+1 in one run
     left, right = lengths[pair], lengths[pair + 1]
-    kinds = ((left == 2) & (right == 2), (left == 2) & (right == 1), (left == 1) & (right == 2), (left == 1) & (right == 1))
-    keep = kinds[0] & (options.join4 is not None) | (kinds[1] | kinds[2]) & (options.join3 is not None) | kinds[3] & (options.join2 is not None)
+    kinds = ((left == 2) & (right == 2), (left == 2) & (right == 1), (left == 1) & (right == 2),
+             (left == 1) & (right == 1))
+    keep = (kinds[0] & (options.join4 is not None) | (kinds[1] | kinds[2]) & (options.join3 is not None)
+            | kinds[3] & (options.join2 is not None))
     pair, left, right = pair[keep], left[keep], right[keep]
     if not len(pair):
         return
     begin = begin[pair]
     two = np.minimum(left + right - 1, 2)  # 1+1: the single characters
-    whole, first_two, second_two = np.split(table.counts_at(  # the joined word, its first two and its
-        text, np.concatenate([begin, begin, begin + left]), np.concatenate([left + right, two, two])), 3)  # two after the left word
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share_first, share_second = whole / first_two, whole / second_two
+    # count(word) / count of its first two characters, and of the two after the left word
+    whole, share_first, share_second = table.shares_at(text, begin, left + right, [(0, two)], [(left, two)])
     two_chars = ((left == 1) & (right == 1) & (np.minimum(share_first, share_second) >= (options.join2 or np.inf))
                  & (scores[after[pair]] < options.join2_below))
     four = (left == 2) & (right == 2) & (np.maximum(share_first, share_second) >= (options.join4 or np.inf))
-    three = (((left == 2) & (share_first >= (options.join3 or np.inf))) | ((right == 2) & (left == 1) & (share_second >= (options.join3 or np.inf))))
+    three = (((left == 2) & (share_first >= (options.join3 or np.inf)))
+             | ((right == 2) & (left == 1) & (share_second >= (options.join3 or np.inf))))
     if options.join3_logp is not None and table.unigram is not None:
         by_model = np.flatnonzero((left == 2) & (right == 1))  # log p(word) against log p of its two words
-        whole_p, left_p, right_p = np.split(table.logp_at(text, np.concatenate([begin[by_model]] * 2 + [begin[by_model] + 2]),
-                                                         np.repeat([3, 2, 1], len(by_model))), 3)
-        three[by_model[whole_p - left_p - right_p >= options.join3_logp]] = True
+        margin = table.logp_margin_at(text, begin[by_model], [(2, 1)] * len(by_model))
+        three[by_model[margin >= options.join3_logp]] = True
     chosen = pair[(whole >= options.join_min_count) & (four | ((left + right == 3) & three) | two_chars)]
     previous = -2
     for j in chosen.tolist():  # few: a Python loop keeps "the left one" simple

@@ -20,8 +20,10 @@ Overlapping occurrences (the rule README documents, tested in tests/test_jieba_c
   3. at equal frequency the model decides: the word whose weaker edge the heads mark as the
      stronger boundary (北京大学 and 大学生 in 北京大学生前来应聘: the heads cut 京|大 and 生|前,
      not 学|生, so 北京 大学生 前来 应聘, as jieba gives); then the longer, then the leftmost.
-The choice does not depend on the granularity (it uses raw scores, not a threshold), so
-granularity levels still nest with a dictionary.
+The heads' strength of an edge is its margin, the combined score minus the level's threshold
+(assembly.py passes it in, with word decoding too, whatever the decoder cut). A level shifts
+every margin by the same amount, which keeps their order: the choice does not depend on the
+granularity, and levels whose cuts nest still nest with a dictionary.
 """
 from __future__ import annotations
 
@@ -160,8 +162,9 @@ class UserDictionary:
         """Word ends of `text` with the dictionary's words whole.
 
         ends: sorted word end offsets proposed by rules and heads. boundary: (len(text) + 1,)
-        scores of a cut at each offset: +inf where one is certain (run edges), the heads'
-        combined score between two Han characters, NaN where no cut may be (inside a run).
+        strength of a cut at each offset (assembly.boundary_scores): +inf where one is certain
+        (run edges), the heads' margin between two Han characters, NaN where no cut may be
+        (inside a run).
         """
         chosen = self._choose(self._occurrences(text, boundary), boundary)
         if not chosen:
@@ -232,7 +235,8 @@ def _source_lines(source) -> tuple[str, list[str]]:
         raise TypeError(f"f must be a path or an open file, got {type(source).__name__}")
     path = Path(source)
     if not path.is_file():
-        raise FileNotFoundError(f"user dictionary {path} does not exist" + (" (it is a directory)" if path.is_dir() else ""))
+        raise FileNotFoundError(f"user dictionary {path} does not exist"
+                                + (" (it is a directory)" if path.is_dir() else ""))
     return str(path), split_lines(path.read_bytes(), name=f"user dictionary {path}")
 
 

@@ -24,14 +24,13 @@ import numpy as np
 
 from .errors import ModelLoadError
 from .reader import WindowReader, batch_ids
+from .readout import ATTENTION_FLOOR, batch_slices, heads_by_layer, profile_order
 from .vocab import CharVocab
 
 WEIGHTS_FILE = "model.safetensors"
-# log of scores.ATTENTION_FLOOR (1e-9): an attention weight below it counts as 1e-9.
-LOG_FLOOR = np.float32(math.log(1e-9))
+LOG_FLOOR = np.float32(math.log(ATTENTION_FLOOR))  # an attention weight below the floor counts as the floor
 DTYPES = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16, "F64": np.float64}
 MASKED = np.finfo(np.float32).min  # added to the logits of padding keys, as torch does
-SLICE_TOKENS = 2048  # tokens (windows x padded length) computed together: bounds the activations
 
 
 # -- weights ---------------------------------------------------------------------------------
@@ -167,7 +166,7 @@ class NumpyBert:
         self.head_size = self.hidden // self.num_heads
         self.eps = float(config.get("layer_norm_eps", 1e-12))
         self.max_positions = int(config["max_position_embeddings"])
-        self.heads_by_layer = {layer: sorted({h for l, h in heads if l == layer}) for layer in sorted({l for l, _ in heads})}
+        self.heads_by_layer = heads_by_layer(heads)
         self.deepest = max(self.heads_by_layer)
         wanted = ("embeddings.",) + tuple(f"encoder.layer.{i}." for i in range(self.deepest + 1))
         tensors = read_safetensors(folder / WEIGHTS_FILE, lambda name: name.removeprefix("bert.").startswith(wanted))
@@ -203,7 +202,8 @@ class NumpyBert:
             rows = np.concatenate([np.arange(h * self.head_size, (h + 1) * self.head_size) for h in selected])
             p = f"encoder.layer.{layer}.attention.self."
             self.readers[layer] = {
-                n: (np.ascontiguousarray(get(f"{p}{n}.weight")[rows].T), get(f"{p}{n}.bias")[rows]) for n in ("query", "key")
+                n: (np.ascontiguousarray(get(f"{p}{n}.weight")[rows].T), get(f"{p}{n}.bias")[rows])
+                for n in ("query", "key")
             }
 
     def split_heads(self, x: np.ndarray, heads: int) -> np.ndarray:
@@ -271,8 +271,7 @@ class NumpyReader(WindowReader):
         self.heads = list(heads)
         self.threads = threads
         self.max_positions = model.max_positions
-        grouped = [(layer, h) for layer, hs in model.heads_by_layer.items() for h in hs]
-        self._order = np.array([grouped.index(pair) for pair in self.heads])
+        self._order = profile_order(self.heads)  # the model's layer order -> the profile's
         self._pool = None  # a ThreadPoolExecutor, made on the first batch that needs one
 
     def __getstate__(self):  # a pool does not pickle; a copy makes its own
@@ -284,10 +283,9 @@ class NumpyReader(WindowReader):
 
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         ids, mask, lengths = batch_ids(batch, tokens, self.vocab)
-        # Slices of at most SLICE_TOKENS tokens, at least one per thread: the activations of a
-        # slice, (rows, T, 4H) and (rows, heads, T, T), stay a few tens of MB whatever the batch.
-        rows = max(1, min(SLICE_TOKENS // tokens, -(-len(batch) // self.threads)))
-        slices = [slice(start, start + rows) for start in range(0, len(batch), rows)]
+        # At least one slice per thread; the activations of a slice, (rows, T, 4H) and
+        # (rows, heads, T, T), stay a few tens of MB whatever the batch.
+        slices = batch_slices(len(batch), tokens, self.threads)
         if len(slices) == 1 or self.threads == 1:
             results = [self._scores(ids[s], mask[s], lengths[s]) for s in slices]
         else:
@@ -299,7 +297,8 @@ class NumpyReader(WindowReader):
         return np.concatenate(results, axis=0)
 
 
-def load_numpy_reader(folder: Path, config: dict, vocab: CharVocab, heads: list[tuple[int, int]], threads: int) -> NumpyReader:
+def load_numpy_reader(folder: Path, config: dict, vocab: CharVocab, heads: list[tuple[int, int]],
+                      threads: int) -> NumpyReader:
     """The reader of a folder that numpy_problem() accepts; ModelLoadError for a broken one.
     Sets numpy's BLAS to one thread for the whole process (NumpyReader's doc says why)."""
     model = NumpyBert(folder, config, heads)

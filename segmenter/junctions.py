@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .conventions import apply_conventions
 from .reader import WindowReader, progress_enabled
 from .text import HAN_SPAN_RE, make_windows, split_runs
 from .windows import OVERLAP, WINDOW, clamp_window
-
 
 
 class TextPlan:
@@ -42,7 +40,8 @@ class TextPlan:
 
 
 def score_texts(
-    reader: WindowReader, texts: list[str], window: int = WINDOW, overlap: int = OVERLAP, batch_size: int = 64, show_progress=False
+    reader: WindowReader, texts: list[str], window: int = WINDOW, overlap: int = OVERLAP, batch_size: int = 64,
+    show_progress=False
 ) -> list[TextPlan]:
     """Texts -> their TextPlans with plan.scores, (K heads of the reader, len(plan.junctions))."""
     plans = [TextPlan(text) for text in texts]
@@ -86,40 +85,3 @@ def read_junction_scores(
             progress.close()
     for (plan, start, lo, hi), scores in zip(jobs, results):
         plan.scores[:, lo:hi] = scores[:, plan.junctions[lo:hi] - start]
-
-
-def word_ends(plan: TextPlan, combined: np.ndarray | None, threshold: float, dictionary=None, conventions=None, granularity: float = 0.5, word_table=None) -> np.ndarray:
-    """Sorted end offsets of the words of plan.text (the last is len(text)).
-
-    Every run ends a word (text.py's rules); inside Han runs a junction is cut where its
-    combined score is above the threshold. `combined` has one score per junction. The
-    conventions of numbers, counts and names at `granularity` (conventions.py) move a few ends; a
-    user dictionary (dictionary.py) then overrides all: its words are neither split nor merged.
-    """
-    ends = [run.end for run in plan.runs]
-    if len(plan.junctions):
-        ends.extend((plan.positions[plan.junctions[combined > threshold]] + 1).tolist())
-    ends = np.unique(np.asarray(ends, dtype=np.int64))
-    if conventions is not None:
-        ends = apply_conventions(plan.text, plan.runs, ends, conventions, granularity, word_table)
-    if dictionary is not None and len(dictionary):
-        ends = dictionary.apply(plan.text, ends, boundary_scores(plan, combined))
-    return ends
-
-
-def boundary_scores(plan: TextPlan, combined: np.ndarray | None) -> np.ndarray:
-    """(len(text) + 1,) score of a cut at each offset: +inf at run edges (always a boundary),
-    the combined head score between two Han characters, NaN inside a run (never a boundary)."""
-    scores = np.full(len(plan.text) + 1, np.nan)
-    scores[[0] + [run.end for run in plan.runs]] = np.inf
-    if len(plan.junctions):
-        scores[plan.positions[plan.junctions] + 1] = combined
-    return scores
-
-
-def split_words(text: str, ends: np.ndarray) -> list[str]:
-    start, words = 0, []
-    for end in ends.tolist():
-        words.append(text[start:end])
-        start = end
-    return words

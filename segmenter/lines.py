@@ -65,7 +65,8 @@ def line_pieces(line: str, size: int = PIECE_CHARS) -> Iterator[tuple[str, bool]
     yield line[start:], True
 
 
-def iter_pieces(stream: BinaryIO, name: str, errors: str = "strict", size: int = PIECE_CHARS) -> Iterator[tuple[str, bool]]:
+def iter_pieces(stream: BinaryIO, name: str, errors: str = "strict",
+                size: int = PIECE_CHARS) -> Iterator[tuple[str, bool]]:
     """(text, ends_line) for every line of a binary stream, as iter_lines reads it, a line of
     more than `size` characters in pieces (line_pieces): never more than ~4 `size` bytes of a
     line are held, however long it is."""

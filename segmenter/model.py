@@ -13,6 +13,7 @@ import json
 import os
 from pathlib import Path
 
+from .cores import available_cores
 from .errors import ModelLoadError
 from .profile import PROFILE_FILE, HeadProfile
 from .vocab import CharVocab
@@ -43,12 +44,14 @@ def resolve_model_folder(name_or_path: str | os.PathLike | None) -> Path:
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise TypeError(f"model must be a folder path or a hub name (str), got {type(name_or_path).__name__}")
     if not str(name_or_path).strip():  # Path("") is ".": the current folder, never what was meant
-        raise ModelLoadError(f"model is empty ({str(name_or_path)!r}); leave it out (None) for the embedded default, or give "
-                             f"a shipped name ({', '.join(sorted(SHIPPED_MODELS))}), a model folder or a hub name")
+        raise ModelLoadError(f"model is empty ({str(name_or_path)!r}); leave it out (None) for the embedded default, "
+                             f"or give a shipped name ({', '.join(sorted(SHIPPED_MODELS))}), "
+                             "a model folder or a hub name")
     path = Path(name_or_path).expanduser()
     if path.exists():
         if not path.is_dir():
-            raise ModelLoadError(f"model path {path} is a file; expected a model folder (config.json, weights, vocab.txt)")
+            raise ModelLoadError(f"model path {path} is a file; "
+                                 "expected a model folder (config.json, weights, vocab.txt)")
         return path
     return _download_from_hub(str(name_or_path))
 
@@ -135,7 +138,8 @@ def load_encoder(folder: Path, num_layers: int | None = None, device="cpu"):
     try:
         with _quiet_transformers():
             model = AutoModel.from_pretrained(
-                folder, config=config, attn_implementation=attention_implementation(config), dtype=torch.float32, add_pooling_layer=False
+                folder, config=config, attn_implementation=attention_implementation(config), dtype=torch.float32,
+                add_pooling_layer=False
             )
     except Exception as err:
         raise ModelLoadError(f"cannot load the weights in {folder}: {type(err).__name__}: {err}") from None
@@ -180,7 +184,6 @@ def load_reader(folder: Path, profile: HeadProfile, engine: str, device: str, nu
     """(engine name, reader) of a model folder for a profile's heads: on the CPU its ONNX export
     when it is current, else the numpy engine, else torch (api.Segmenter's doc says when)."""
     from .engine import load_numpy_reader, numpy_problem
-    from .scale.workers import available_cores
 
     check_folder(folder)
     config = read_config(folder)
@@ -206,7 +209,8 @@ def load_reader(folder: Path, profile: HeadProfile, engine: str, device: str, nu
         layers, heads = int(config["num_hidden_layers"]), int(config["num_attention_heads"])
         int(config["hidden_size"]), int(config["max_position_embeddings"])
     except (KeyError, TypeError, ValueError) as err:
-        raise ModelLoadError(f"{folder}/config.json is not a valid model config: {err!r} missing or not a number") from None
+        raise ModelLoadError(f"{folder}/config.json is not a valid model config: "
+                             f"{err!r} missing or not a number") from None
     if profile.deepest_layer >= layers:
         raise ModelLoadError(f"{folder}: asked for {profile.deepest_layer + 1} layers but the model has {layers}")
     profile.check_model(layers, heads, where=str(folder))

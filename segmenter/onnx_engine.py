@@ -9,9 +9,9 @@ graph and written in its metadata; a profile that reads other heads needs a new 
 boundary scores exactly as the numpy engine does (engine.scores_from_logits).
 
 Measured on the embedded model end to end (benchmarks/results/runtimes.md: 1,500 PKU dev
-sentences, 1 thread, word decoding and conventions included): fp32 is ~1.5x the numpy engine
-with the same words; int8 (dynamic quantisation) ~2.4x, but it moves scores by up to ~0.3 and
-segments 25 of the 1,500 sentences differently (F1 0.850 against 0.851), so it is opt-in
+sentences, 1 thread, word decoding and conventions included): fp32 is ~1.7x the numpy engine
+with the same words; int8 (dynamic quantisation) ~2x, but it moves scores by up to ~0.4 and
+segments 33 of the 1,500 sentences differently (F1 0.858 against 0.859), so it is opt-in
 (`--int8`). (With the 6-layer model of v0.1 it moved scores by ~5 and lost 0.013 F1.)
 """
 from __future__ import annotations
@@ -23,10 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .engine import SLICE_TOKENS, scores_from_logits
+from .engine import scores_from_logits
 from .errors import ModelLoadError
 from .files import atomic_path
 from .reader import WindowReader, batch_ids
+from .readout import batch_slices
 from .vocab import CharVocab
 
 ONNX_FILE = "model.onnx"
@@ -175,13 +176,11 @@ class OnnxReader(WindowReader):
 
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         ids, mask, lengths = batch_ids(batch, tokens, self.vocab)
-        # Slices of at most SLICE_TOKENS tokens, as the numpy engine: onnxruntime keeps what a
-        # run allocated, so the largest slice sets the process's memory (PKU test through the
-        # CLI, batches of 64 windows of 128: ~300 MB peak; in slices: under 200 MB).
-        rows = max(1, SLICE_TOKENS // tokens)
+        # In slices, as the numpy engine: onnxruntime keeps what a run allocated, so the largest
+        # slice sets the process's memory (PKU test through the CLI, batches of 64 windows of
+        # 128: ~300 MB peak; in slices: under 200 MB).
         scores = []
-        for start in range(0, len(batch), rows):
-            part = slice(start, start + rows)
+        for part in batch_slices(len(batch), tokens):
             (logits,) = self.session.run(None, {"input_ids": ids[part], "attention_mask": mask[part].astype(np.int64)})
             scores.append(scores_from_logits(logits, lengths[part]).astype(np.float32, copy=False))
         return np.concatenate(scores, axis=0)

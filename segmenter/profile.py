@@ -62,7 +62,8 @@ class HeadProfile:
         if len(self.weights) != len(self.heads):
             raise ValueError(f"profile has {len(self.heads)} heads but {len(self.weights)} weights")
         if len(self.thresholds) != 3 or not self.thresholds[0] <= self.thresholds[1] <= self.thresholds[2]:
-            raise ValueError(f"profile thresholds must be 3 ascending numbers (fine, default, coarse), got {self.thresholds}")
+            raise ValueError("profile thresholds must be 3 ascending numbers (fine, default, coarse), "
+                             f"got {self.thresholds}")
         if any((layer < 0 or head < 0) for layer, head in self.heads):
             raise ValueError(f"profile heads must be non-negative (layer, head) pairs, got {self.heads}")
 

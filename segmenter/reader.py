@@ -20,6 +20,7 @@ import logging
 
 import numpy as np
 
+from .readout import profile_order
 from .vocab import CharVocab
 from .windows import collate, padded_length
 
@@ -93,9 +94,7 @@ class HeadReader(WindowReader):
         self.device = device
         self.max_positions = model.config.max_position_embeddings
         self.attention = AttentionReader(model, self.heads)
-        # The reader returns heads grouped by layer, ascending; where each profile head lands.
-        grouped = [(layer, h) for layer, heads in self.attention.heads_by_layer.items() for h in heads]
-        self._order = torch.tensor([grouped.index(pair) for pair in self.heads])
+        self._order = torch.from_numpy(profile_order(self.heads))  # the reader's layer order -> the profile's
 
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         import torch

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import torch
 
-# Attention weights are floored before the log: a weight of exactly 0 (masked, or underflow)
-# must give a large but finite score, not -inf, so that weighted sums of heads stay finite.
-ATTENTION_FLOOR = 1e-9
+from .readout import ATTENTION_FLOOR  # a weight below it counts as it: finite scores (readout.py)
 
 
 def boundary_scores(attention: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:

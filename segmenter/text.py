@@ -3,9 +3,10 @@
 Only Han characters need a model to find word boundaries. Everything else has a rule:
 a Latin word, a number (`3.14`, `１２％`), a URL or an e-mail address is one word; so is a
 run of letters of any other script (Hangul, kana, Cyrillic, Greek, Arabic…: written with
-spaces or punctuation between words, or, for kana, read by no model here); a punctuation mark is its own word (a run of the same dash or dot, `——` `……`, stays one);
-whitespace is its own token. `split_runs` covers every character of the input exactly once,
-in order, which is what makes segmentation lossless.
+spaces or punctuation between words, or, for kana, read by no model here); a punctuation
+mark is its own word (a run of the same dash or dot, `——` `……`, stays one); whitespace is
+its own token. `split_runs` covers every character of the input exactly once, in order,
+which is what makes segmentation lossless.
 """
 from __future__ import annotations
 
@@ -13,9 +14,15 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+import numpy as np
+
+# What a Han character is, the one definition (the regexes and han_mask below derive from it):
 # Han ideographs (CJK unified + extension A + compatibility + the supplementary planes), and
 # the two zeros Chinese text writes numbers with: 〇 (U+3007) and ○ (U+25CB, as in PKU's "二○○一年").
-HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f\u3007\u25cb"
+HAN_RANGES = (
+    (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F), (0x3007, 0x3007), (0x25CB, 0x25CB),
+)
+HAN_CLASS = "".join(chr(lo) if lo == hi else f"{chr(lo)}-{chr(hi)}" for lo, hi in HAN_RANGES)  # inside [...]
 _DIGIT = "0-9\uff10-\uff19"
 # Latin letters, accented ones included (precomposed "café" is one word, as "cafe\u0301" is).
 _LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\uff21-\uff3a\uff41-\uff5a"
@@ -29,9 +36,11 @@ _RUN_PATTERNS = [
     ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}]*(?:['\u2019\-][{_LETTER}{_DIGIT}]+)*"),
     ("number", rf"[{_DIGIT}]+(?:[.\uff0e:\uff1a][{_DIGIT}]+|,[{_DIGIT}]{{3}}(?![{_DIGIT}]))*[%\uff05\u2030]?"),
     ("han", rf"[{HAN_CLASS}]+"),
-    ("alpha", _ALPHA_WORD),  # слово, 한국어, カタカナ, λόγος, كلمة (with its marks: see split_runs)
+    # слово, 한국어, カタカナ, λόγος, كلمة (with its marks: see split_runs)
+    ("alpha", _ALPHA_WORD),
     ("space", r"\s+"),
-    ("repeat", r"(?P<repeated>[\u2014\u2026\-.~\uff5e=*_\u00b7\u2500])(?P=repeated)+"),  # —— …… --- stay one word
+    # —— …… --- stay one word
+    ("repeat", r"(?P<repeated>[\u2014\u2026\-.~\uff5e=*_\u00b7\u2500])(?P=repeated)+"),
     ("flag", r"[\U0001f1e6-\U0001f1ff]{2}"),  # two regional indicators make one flag: 🇨🇳
     ("char", r"."),
 ]
@@ -39,7 +48,8 @@ _RUN_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _RUN
 # Marks that belong to the character before them: zero-width joiners (and the character a ZWJ
 # joins), emoji skin tones, emoji tags, and every combining mark (Unicode category M: accents,
 # variation selectors, the ideographic variation selectors U+E0100-E01EF of names), see attached_end.
-_ATTACHED = re.compile(r"(?:[\u0300-\u036f\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d.?)+", re.DOTALL)
+_ATTACHED = re.compile(r"(?:[\u0300-\u036f\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d.?)+",
+                       re.DOTALL)
 HAN_RE = re.compile(rf"[{HAN_CLASS}]")
 HAN_SPAN_RE = re.compile(rf"[{HAN_CLASS}]+")  # a run of Han characters
 _ALPHA_RE = re.compile(_ALPHA_WORD)
@@ -95,6 +105,14 @@ def attached_end(text: str, end: int) -> int:
 
 def is_han(char: str) -> bool:
     return HAN_RE.match(char) is not None
+
+
+def han_mask(codepoints: np.ndarray) -> np.ndarray:
+    """Which of an array of code points are Han characters (HAN_RANGES): the n-gram counters' view."""
+    mask = np.zeros(len(codepoints), dtype=bool)
+    for lo, hi in HAN_RANGES:
+        mask |= (codepoints >= lo) & (codepoints <= hi)
+    return mask
 
 
 class Window(NamedTuple):

@@ -36,7 +36,8 @@ def padded_length(num_chars, multiple: int = PAD_MULTIPLE):
 
 
 def collate_flat(
-    flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, vocab, pad_multiple: int = PAD_MULTIPLE, max_tokens: int | None = None
+    flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, vocab, pad_multiple: int = PAD_MULTIPLE,
+    max_tokens: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Windows stored as flat[starts[b] : starts[b] + lengths[b]] -> (ids, mask), both (B, T) int64.
 

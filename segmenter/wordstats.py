@@ -24,22 +24,69 @@ model gives them its `unseen` log-probability.
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
 from .corpus import iter_raw_lines
+from .text import han_mask
 
 TABLE_FILE = "ngrams.npz"
+# A model folder may read another folder's table instead of holding a copy: its head profile's
+# runtime entry {"word_table": "../default"} (a path relative to the folder). The shipped
+# `accurate` model reads the default's, so the package holds one copy of the 24 MiB table.
+TABLE_REFERENCE = "word_table"
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
+
+
+def table_path(folder: Path, runtime: dict) -> Path | None:
+    """The word table a model folder uses: its own ngrams.npz, else the one its profile's
+    runtime entry points to; None when it has neither."""
+    if (folder / TABLE_FILE).is_file():
+        return folder / TABLE_FILE
+    reference = runtime.get(TABLE_REFERENCE)
+    if reference is None:
+        return None
+    path = (folder / reference).resolve()
+    path = path / TABLE_FILE if path.is_dir() else path
+    if not path.is_file():
+        raise ValueError(f"{folder}: its head profile reads the word table {reference!r}, but {path} does not exist")
+    return path
+
+
+def standalone_table(folder: Path, runtime: dict, out: Path) -> dict:
+    """Copy the word table that `folder` reads from another folder into `out` (a folder saved
+    from it stands alone); returns the runtime entry without the reference."""
+    table = table_path(folder, runtime)
+    if table is None or table.parent.resolve() == folder.resolve():
+        return runtime
+    shutil.copy2(table, out / TABLE_FILE)
+    return {key: value for key, value in runtime.items() if key != TABLE_REFERENCE}
 
 
 def code_points(text: str) -> np.ndarray:
     """Unicode code points of `text`, int64 (one per character, astral ones included; a lone
     surrogate, as surrogateescape decoding leaves for undecodable bytes, is its own code point)."""
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+
+
+def grouped_entropy(keys: np.ndarray, counts: np.ndarray, grams: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
+    """Entropy of the neighbour distribution of each n-gram: H = log T - sum(c log c) / T.
+
+    keys/counts: the sorted distinct grams and their counts; grams/neighbours: one entry per
+    occurrence. The (gram, neighbour) pairs are sorted, not coded as gram * base + neighbour:
+    that code overflows int64 for 4-grams once the text has more than 6,131 characters.
+    Shared with the training-time tables (train/ngrams.py)."""
+    order = np.lexsort((neighbours, grams))
+    g, nb = grams[order], neighbours[order]
+    starts = np.flatnonzero(np.concatenate([[True], (g[1:] != g[:-1]) | (nb[1:] != nb[:-1])]))
+    pair_counts = np.diff(np.append(starts, len(g)))
+    c_log_c = np.zeros(len(keys))
+    np.add.at(c_log_c, np.searchsorted(keys, g[starts]), pair_counts * np.log(pair_counts))
+    return np.log(counts) - c_log_c / counts
 
 
 def _hash_step(hashes: np.ndarray, codepoints: np.ndarray) -> np.ndarray:
@@ -105,11 +152,8 @@ class WordTable:
             raise ValueError(f"max_n must be an int >= 1, got {max_n!r}")
         if not isinstance(min_count, int) or min_count < 1:
             raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
-        # Counting is training-time work: its helpers load here, never when segmenting.
-        from .train.ngrams import BranchingEntropy, _han_mask
-
         codepoints = code_points("\n".join(texts))
-        symbols = np.where(_han_mask(codepoints), codepoints, 0)  # 0: any non-Han character
+        symbols = np.where(han_mask(codepoints), codepoints, 0)  # 0: any non-Han character
         total = len(symbols)
         tables, previous = {}, None  # previous: (keys, H_r, H_l, per-position hashes) of n - 1
         hashes = np.zeros(total, dtype=np.uint64)
@@ -130,8 +174,8 @@ class WordTable:
             before = np.where(positions > 0, symbols[np.maximum(positions - 1, 0)], 0)
             grams = hashes[positions]
             keys, first, counts = np.unique(grams, return_index=True, return_counts=True)
-            right = BranchingEntropy._grouped_entropy(keys, counts, grams, after)
-            left_sorted = BranchingEntropy._grouped_entropy(keys, counts, grams, before)
+            right = grouped_entropy(keys, counts, grams, after)
+            left_sorted = grouped_entropy(keys, counts, grams, before)
             where = positions[first]  # one occurrence of each type
             if n == 1:  # the variation from the empty string: the entropy of any character
                 p = counts / counts.sum()
@@ -141,9 +185,11 @@ class WordTable:
                 pkeys, pright, pleft, phashes = previous
                 d_right = right - _lookup(pkeys, pright, phashes[where])  # x minus its last char
                 d_left = left_sorted - _lookup(pkeys, pleft, phashes[where + 1])  # x minus its first
-            autonomy = (d_right - d_right.mean()) / (d_right.std() + 1e-6) + (d_left - d_left.mean()) / (d_left.std() + 1e-6)
+            autonomy = ((d_right - d_right.mean()) / (d_right.std() + 1e-6)
+                        + (d_left - d_left.mean()) / (d_left.std() + 1e-6))
             keep = counts >= min_count
-            tables[n] = (keys[keep], autonomy[keep].astype(np.float16), np.minimum(counts[keep], 2**32 - 1).astype(np.uint32))
+            tables[n] = (keys[keep], autonomy[keep].astype(np.float16),
+                         np.minimum(counts[keep], 2**32 - 1).astype(np.uint32))
             previous = (keys, right, left_sorted, hashes)
         return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max_n})
 
@@ -187,12 +233,14 @@ class WordTable:
             for n in ns:  # a table saved without counts: every kept n-gram counts as min_count
                 counts = data[f"counts{n}"] if f"counts{n}" in data.files else None
                 keys = data[f"keys{n}"]
-                tables[n] = (keys, data[f"autonomy{n}"], counts if counts is not None else np.zeros(len(keys), np.uint32))
+                tables[n] = (keys, data[f"autonomy{n}"],
+                             counts if counts is not None else np.zeros(len(keys), np.uint32))
             chars, min_count = (int(v) for v in data["info"])
             unigram = None
             if "unigram" in data.files:  # a table written before the unigram model has none
                 unseen, words, fitted_chars = (float(v) for v in data["unigram"])
-                unigram = {"logp": {n: data[f"logp{n}"] for n in ns}, "unseen": unseen, "words": words, "chars": fitted_chars}
+                unigram = {"logp": {n: data[f"logp{n}"] for n in ns}, "unseen": unseen, "words": words,
+                           "chars": fitted_chars}
         except (OSError, KeyError, ValueError) as err:
             raise ValueError(f"word table {path} is unreadable ({err}); rebuild it with `segmenter ngrams`") from err
         return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max(ns) if ns else 0}, unigram)
@@ -251,8 +299,46 @@ class WordTable:
         """Unigram log p of the strings text[starts[i] : starts[i] + lengths[i]] (the model's
         `unseen` where the table lacks them); the table must have a unigram model."""
         if self.unigram is None:
-            raise ValueError("this word table has no unigram model (build it with `segmenter ngrams --unigram-rounds N`)")
+            raise ValueError("this word table has no unigram model "
+                             "(build it with `segmenter ngrams --unigram-rounds N`)")
         return self._values_at(text, starts, lengths, "logp")
+
+    def logp_margin_at(self, text: str, starts: np.ndarray, pieces: list) -> np.ndarray:
+        """log p(w) - the sum of log p(piece) under the unigram model, for each string
+        w = text[starts[i] : ...] cut into pieces[i] (the lengths of its pieces, in order): w is
+        e**margin times likelier as one word than as those pieces. Needs a unigram model."""
+        starts = np.asarray(starts, dtype=np.int64)
+        sizes = np.array([len(p) for p in pieces], dtype=np.int64)
+        lengths = np.array([length for p in pieces for length in p], dtype=np.int64)
+        owner = np.repeat(np.arange(len(starts)), sizes)  # the string of each piece
+        first = np.repeat(np.cumsum(sizes) - sizes, sizes)  # the index of its string's first piece
+        before = np.cumsum(lengths) - lengths  # characters before each piece, all strings counted
+        whole = np.bincount(owner, weights=lengths, minlength=len(starts)).astype(np.int64)
+        logp = self.logp_at(text, np.concatenate([starts, starts[owner] + before - before[first]]),
+                            np.concatenate([whole, lengths]))
+        margin, parts = logp[: len(starts)], logp[len(starts) :]
+        rank = np.arange(len(lengths)) - first  # piece 0, 1, ... of its string
+        for r in range(int(sizes.max(initial=0))):
+            margin[owner[rank == r]] -= parts[rank == r]  # one piece per string at a time: left to right
+        return margin
+
+    def shares_at(self, text: str, starts: np.ndarray, lengths, *parts) -> list[np.ndarray]:
+        """[count(w), then count(w) / count(part) per part] for the strings w = text[starts[i] :
+        starts[i] + lengths[i]]: the share of the part's raw-text occurrences that are inside w (1: the
+        part never occurs without the rest). A part is a list of (offset in w, length), ints or one
+        per string; of several, the most frequent is the part. x / 0 gives inf, 0 / 0 NaN: callers
+        compare. lengths: an int or one per string. One lookup serves all."""
+        starts = np.asarray(starts, dtype=np.int64)
+        spans = [(0, lengths)] + [span for part in parts for span in part]
+        where = [np.broadcast_to(starts + offset, starts.shape) for offset, _ in spans]
+        sizes = [np.broadcast_to(np.asarray(size, dtype=np.int64), starts.shape) for _, size in spans]
+        counts = self.counts_at(text, np.concatenate(where), np.concatenate(sizes)).reshape(len(spans), len(starts))
+        whole, out, used = counts[0], [counts[0]], 1
+        for part in parts:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out.append(whole / counts[used : used + len(part)].max(axis=0))
+            used += len(part)
+        return out
 
     def _values_at(self, text: str, starts, lengths, name: str) -> np.ndarray:
         starts, lengths = np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
@@ -295,6 +381,8 @@ class WordTable:
                 model = self.unigram
                 scaled = ocounts[new] * model["chars"] / max(other.info.get("chars", 1), 1)
                 brought = np.log(np.maximum(scaled, UNIGRAM_FLOOR) / model["words"])
-                logps[n] = np.concatenate([model["logp"].get(n, np.zeros(0, np.float16)), brought.astype(np.float16)])[order]
-        info = {"chars": self.info.get("chars", 0) + other.info.get("chars", 0), "min_count": self.info.get("min_count", 0)}
+                logps[n] = np.concatenate([model["logp"].get(n, np.zeros(0, np.float16)),
+                                           brought.astype(np.float16)])[order]
+        info = {"chars": self.info.get("chars", 0) + other.info.get("chars", 0),
+                "min_count": self.info.get("min_count", 0)}
         return WordTable(tables, info, None if self.unigram is None else {**self.unigram, "logp": logps})

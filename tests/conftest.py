@@ -9,6 +9,7 @@ from pathlib import Path
 # Tests never reach the network: a hub name must fail fast and clearly.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+import numpy as np
 import pytest
 import torch
 
@@ -67,6 +68,107 @@ def make_tiny_model(folder: Path, seed: int = 0, layers: int = 2, heads: int = 4
     return folder
 
 
+# -- a planted boundary head ----------------------------------------------------------------------
+# A tiny BERT whose head PLANTED_HEAD reads word boundaries exactly, in a toy language where a word
+# is 0-2 PLANTED_INNER characters and one PLANTED_END character: every character in PLANTED_END
+# attends to [SEP] (s > 0, "a word ends here"), every other one to the next character (s < 0).
+# No other head can see the character classes, so only discovery that really finds the planted
+# head segments the toy text right: tests of head discovery, calibration and distillation can fail.
+_HAN = [c for c in TINY_CHARS if "\u4e00" <= c <= "\u9fff"]
+PLANTED_END, PLANTED_INNER = _HAN[:20], _HAN[20:40]
+PLANTED_HEAD = (1, 1)
+
+
+def planted_lexicon(seed: int = 0, size: int = 40) -> list[str]:
+    rng = np.random.default_rng(seed)
+    return ["".join(rng.choice(PLANTED_INNER, size=rng.integers(0, 3))) + str(rng.choice(PLANTED_END)) for _ in range(size)]
+
+
+def planted_sentences(count: int, seed: int = 0, words: tuple[int, int] = (3, 12)) -> list[list[str]]:
+    """Gold sentences of the toy language (`words` words, then "。")."""
+    lexicon, rng = planted_lexicon(), np.random.default_rng(seed + 1)
+    return [[str(w) for w in rng.choice(lexicon, size=rng.integers(*words))] + ["。"] for _ in range(count)]
+
+
+def planted_bert(head: tuple[int, int] = PLANTED_HEAD, layers: int = 2, heads: int = 4, hidden: int = 64, positions: int = 64):
+    """The BertModel (eval mode) of the planted head over tiny_vocab().
+
+    Embeddings (hidden dims): 0-3 one-hot class (end, inner, [SEP], other) and 4-7 its negative;
+    8-35 cos/sin of the position at 7 frequencies and their negatives. Every token's vector has
+    mean 0 and the same norm, so the embedding LayerNorm only scales it. Each layer passes its
+    input on unchanged (attention output and feed-forward weights zero). The planted head's
+    query rotates the position one step (q_i . k_j peaks at j = i + 1) and an end character's
+    query also meets [SEP]'s key (3x the largest positional logit); other heads' queries and
+    keys ignore dims 0-7."""
+    import math
+
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    vocab = tiny_vocab()
+    config = BertConfig(vocab_size=len(vocab), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+                        intermediate_size=2 * hidden, max_position_embeddings=positions)
+    model = BertModel(config, add_pooling_layer=False).eval()
+    size, freqs = hidden // heads, [1, 2, 4, 8, 16, 32, 64]  # angles 2 pi f p / 128: no alias below 128 positions
+    n = len(freqs)
+    assert 8 + 4 * n <= hidden and 2 * n + 1 <= size
+    with torch.no_grad():
+        classes = np.full(len(vocab), 3)
+        classes[[vocab.char_id(c) for c in PLANTED_END]] = 0
+        classes[[vocab.char_id(c) for c in PLANTED_INNER]] = 1
+        classes[vocab.sep_id] = 2
+        word = torch.zeros(len(vocab), hidden)
+        word[torch.arange(len(vocab)), torch.from_numpy(classes)] = 1.0
+        word[torch.arange(len(vocab)), torch.from_numpy(classes) + 4] = -1.0
+        angles = 2 * math.pi * torch.arange(positions, dtype=torch.float32)[:, None] * torch.tensor(freqs, dtype=torch.float32) / 128
+        trig = torch.stack([angles.cos(), angles.sin()], dim=2).reshape(positions, 2 * n)
+        position = torch.zeros(positions, hidden)
+        position[:, 8 : 8 + 2 * n], position[:, 8 + 2 * n : 8 + 4 * n] = trig, -trig
+        embeddings = model.embeddings
+        embeddings.word_embeddings.weight.copy_(word)
+        embeddings.position_embeddings.weight.copy_(position)
+        embeddings.token_type_embeddings.weight.zero_()
+        embeddings.LayerNorm.weight.fill_(1.0)
+        embeddings.LayerNorm.bias.zero_()
+        for block in model.encoder.layer:
+            for dense in (block.attention.output.dense, block.output.dense):
+                dense.weight.zero_()
+                dense.bias.zero_()
+            block.attention.self.query.weight[:, :8] = 0
+            block.attention.self.key.weight[:, :8] = 0
+        query, key = torch.zeros(size, hidden), torch.zeros(size, hidden)
+        for i, f in enumerate(freqs):
+            step = 2 * math.pi * f / 128
+            c, s = math.cos(step), math.sin(step)
+            a, b = 8 + 2 * i, 9 + 2 * i  # q = R(step) (cos, sin) of position i: (cos, sin) of position i + 1
+            query[2 * i, a], query[2 * i, b], query[2 * i + 1, a], query[2 * i + 1, b] = c, -s, s, c
+            key[2 * i, a], key[2 * i + 1, b] = 1.0, 1.0
+        query[2 * n, 0], key[2 * n, 2] = 1.0, 3.0 * n  # an end character meets [SEP]
+        # After the LayerNorm a vector is its embedding / std, std = sqrt((2 + 2n) / hidden); q.k
+        # is scaled by 1/sqrt(size): logits of 4 per frequency (the next token leads by >= 8).
+        factor = math.sqrt(4.0 * math.sqrt(size) * (2 + 2 * n) / hidden)
+        rows = slice(head[1] * size, (head[1] + 1) * size)
+        attention = model.encoder.layer[head[0]].attention.self
+        attention.query.weight[rows], attention.key.weight[rows] = query * factor, key * factor
+        attention.query.bias[rows], attention.key.bias[rows] = 0.0, 0.0
+    return model, vocab
+
+
+def make_planted_model(folder: Path) -> Path:
+    """planted_bert() as a model folder whose profile reads the planted head (threshold 0)."""
+    model, vocab = planted_bert()
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    vocab.save(folder)
+    HeadProfile(heads=[PLANTED_HEAD], weights=[1.0], thresholds=(-1.0, 0.0, 1.0), source="planted").save(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def planted_model_dir(tmp_path_factory) -> Path:
+    return make_planted_model(tmp_path_factory.mktemp("planted") / "model")
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
     return make_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
@@ -77,6 +179,57 @@ def tiny_segmenter(tiny_model_dir):
     from segmenter import Segmenter
 
     return Segmenter(tiny_model_dir, window=30, overlap=8)
+
+
+# -- slow tests ------------------------------------------------------------------------------------
+# `python -m pytest -m "not slow"` must stay quick (well under two minutes on 2 shared cores). A
+# test is slow when it starts a process (the CLI, worker pools, Ray), loads a shipped model
+# (segmenter/models/default or accurate), reads the shared corpora, trains a model, or takes more
+# than ~3 s. Whole modules say so with `pytestmark = pytest.mark.slow`, single tests with
+# `@pytest.mark.slow`, and every test that uses one of these fixtures is marked here:
+SLOW_FIXTURES = {
+    "embedded_segmenter": "the shipped default model (test_robustness)",
+    "exported": "`segmenter export-onnx` in a subprocess (test_onnx)",
+    "selftrained": "two rounds of self-training (test_selftrain)",
+    "local_ray": "a local Ray cluster (test_ray)",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+class UnmarkedSlowTest(UserWarning):
+    """A test that is not marked slow started a process."""
+
+
+@pytest.fixture(autouse=True)
+def _quick_tests_start_no_process(request, monkeypatch):
+    """Keeps the markers honest: a test outside `slow` that starts a process (subprocess, a
+    multiprocessing worker) is named in a warning. The process still runs."""
+    if request.node.get_closest_marker("slow") is not None:
+        return
+    import multiprocessing.process
+    import warnings
+
+    def warn():
+        warnings.warn(UnmarkedSlowTest(f"{request.node.nodeid} starts a process: mark it slow"), stacklevel=3)
+
+    class Popen(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            warn()
+            super().__init__(*args, **kwargs)
+
+    start = multiprocessing.process.BaseProcess.start
+
+    def watched_start(self):
+        warn()
+        return start(self)
+
+    monkeypatch.setattr(subprocess, "Popen", Popen)
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", watched_start)
 
 
 def require_shared(path: Path) -> Path:

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import TINY_CHARS, run_cli
 from segmenter import Segmenter
-from segmenter.adapt import adapt
+from segmenter.train.adapt import adapt
 from segmenter.model import embedded_model_path
 from segmenter.wordstats import WordTable
 
@@ -31,6 +31,7 @@ def raw_file(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_adapted_default_loads_segments_and_knows_the_domain_string(raw_file, tmp_path):
     out = tmp_path / "adapted"
     result = adapt(None, [raw_file], out, command="test")
@@ -52,6 +53,7 @@ def test_adapted_default_loads_segments_and_knows_the_domain_string(raw_file, tm
     assert not list(tmp_path.glob(".*.part"))
 
 
+@pytest.mark.slow
 def test_adapting_a_folder_without_table_turns_on_word_decoding(tiny_model_dir, raw_file, tmp_path):
     out = adapt(tiny_model_dir, [raw_file], tmp_path / "tiny", min_count=2).folder
     assert not (tiny_model_dir / "ngrams.npz").exists() and (out / "ngrams.npz").is_file()
@@ -81,6 +83,7 @@ def test_text_without_han_characters_is_refused_and_leaves_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["latin.txt"]
 
 
+@pytest.mark.slow
 def test_cli_errors_are_one_line(raw_file, tmp_path):
     missing = run_cli("adapt", "--raw", tmp_path / "nope.txt", "--out", tmp_path / "a", text=True)
     assert missing.returncode == 2 and missing.stderr.strip().count("\n") == 0 and "nope.txt" in missing.stderr
@@ -92,6 +95,7 @@ def test_cli_errors_are_one_line(raw_file, tmp_path):
     assert full.returncode == 2 and "not an empty folder" in full.stderr
 
 
+@pytest.mark.slow
 def test_cli_writes_a_folder_the_cli_segments_with(raw_file, tmp_path):
     out = tmp_path / "cli"
     made = run_cli("adapt", "--raw", raw_file, "--out", out, "--min-count", "3", text=True)

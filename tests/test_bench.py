@@ -44,6 +44,7 @@ def test_default_lexicon_follows_the_shared_layout(gold_file, tmp_path):
     assert benchmark.default_lexicon(tmp_path / "gold" / "ud_test.txt") is None
 
 
+@pytest.mark.slow
 def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_model_dir, tmp_path):
     lexicon = str(benchmark.default_lexicon(gold_file))
     config = BenchConfig(gold=[str(gold_file)], lexicons=[lexicon], systems=parse_systems("segmenter,jieba,jieba-nohmm"),
@@ -51,7 +52,8 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     result = run_benchmark(config)
     assert [(r["label"], r["corpus"]) for r in result.records] == [
         (name, "toy_test")
-        for name in ("segmenter:default", "segmenter:fine", "segmenter:coarse", "segmenter:plain", "segmenter:oracle", "jieba", "jieba-nohmm")
+        for name in ("segmenter:default", "segmenter:fine", "segmenter:coarse", "segmenter:pku", "segmenter:msr",
+                     "segmenter:ud", "segmenter:plain", "segmenter:oracle", "jieba", "jieba-nohmm")
     ]
     # calibrated needs a dev file beside the test file; without one it is skipped, with the reason
     assert [(s["setting"], s["corpus"]) for s in result.skipped] == [("calibrated", "toy_test")]
@@ -73,7 +75,7 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     assert "| system | P | R | F1 | OOV rate | OOV recall | IV recall | chars/s | peak MiB |" in markdown
     # one row per segmenter setting in the figures table and one in the by-length table, before the speed table
     before_speed, speed = markdown.split("**Speed**")
-    assert before_speed.count("\n| segmenter:") == 2 * 5 and "OOV against `toy_training_words.txt`" in markdown
+    assert before_speed.count("\n| segmenter:") == 2 * 8 and "OOV against `toy_training_words.txt`" in markdown
     assert "\n| segmenter:default | " in speed
     assert "| system | recall | precision | words output |" in markdown
     gold_row = next(line for line in markdown.splitlines() if line.startswith("| gold |"))
@@ -100,6 +102,7 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     assert (tmp_path / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_systems_that_cannot_run_are_skipped_with_a_reason(gold_file, monkeypatch):
     monkeypatch.setitem(benchmark.SYSTEMS, "absent", System("absent", ("default",), "no_such_module_xyz", "pip install xyz", None))
     # A system that loses characters cannot be scored: reported, and the others still run.
@@ -115,6 +118,7 @@ def test_systems_that_cannot_run_are_skipped_with_a_reason(gold_file, monkeypatc
     assert "Not run:" in to_markdown(result, machine_info(result))
 
 
+@pytest.mark.slow
 def test_isolated_run_measures_each_systems_own_peak_memory(gold_file):
     config = BenchConfig(gold=[str(gold_file)], lexicons=[None], systems=parse_systems("jieba"))
     record = run_benchmark(config).records[0]
@@ -139,6 +143,7 @@ def test_cli_errors_are_plain(gold_file, capsys):
     assert "not a benchmark JSON" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_smoke_on_pku_test(tiny_model_dir, tmp_path):
     """The smoke mode: `segmenter bench --limit 50` on the PKU test set, each system in its own worker."""
     gold = require_shared(GOLD / "pku_test.txt")
@@ -162,6 +167,7 @@ def test_cli_smoke_on_pku_test(tiny_model_dir, tmp_path):
     assert "| jieba-nohmm |" in markdown
 
 
+@pytest.mark.slow
 def test_cli_writes_a_scratch_folder_unless_told_where(gold_file, tmp_path, capsys, monkeypatch):
     """Tracked results change only on purpose: no output path -> a new folder under the temp dir."""
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
@@ -182,6 +188,7 @@ def test_cli_writes_a_scratch_folder_unless_told_where(gold_file, tmp_path, caps
     assert (tmp_path / "only.md").is_file() and len(list((tmp_path / "tmp").glob("segmenter-bench-*"))) == 1
 
 
+@pytest.mark.slow
 def test_cli_skips_the_plot_without_matplotlib(gold_file, tmp_path, capsys, monkeypatch):
     import importlib.util
 
@@ -191,10 +198,11 @@ def test_cli_skips_the_plot_without_matplotlib(gold_file, tmp_path, capsys, monk
             "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png")]
     assert main(argv) == 0
     err = capsys.readouterr().err
-    assert "no plot" in err and "matplotlib is not installed" in err and "segmenter[plot]" in err
+    assert "no plot" in err and "matplotlib is not installed" in err and "segmenter-heads[plot]" in err
     assert (tmp_path / "r.json").is_file() and not (tmp_path / "r.png").exists()
 
 
+@pytest.mark.slow
 def test_cli_names_skipped_systems_on_the_console(gold_file, monkeypatch, caplog):
     monkeypatch.setitem(benchmark.SYSTEMS, "absent", System("absent", ("default",), "no_such_module_xyz", "pip install xyz", None))
     argv = ["bench", "--gold", str(gold_file), "--systems", "absent,jieba-nohmm", "--in-process", "-q",

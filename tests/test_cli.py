@@ -7,6 +7,8 @@ import pytest
 
 from conftest import run_cli
 
+pytestmark = pytest.mark.slow  # every test starts the command in a subprocess
+
 
 def test_stdin_to_stdout(tiny_model_dir):
     result = run_cli("-m", tiny_model_dir, "-q", stdin="我爱北京，你好！\n第二行 abc\n".encode())

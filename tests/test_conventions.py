@@ -4,7 +4,7 @@ import pytest
 
 from segmenter import Conventions, Segmenter
 from segmenter.conventions import apply_conventions
-from segmenter.junctions import split_words
+from segmenter.assembly import split_words
 from segmenter.text import split_runs
 from segmenter.wordstats import WordTable
 
@@ -89,6 +89,7 @@ def test_a_name_splits_after_its_surname_at_the_default_and_finer():
     assert split_words(text, ends) == ["江", "泽民", "高速度"]
 
 
+@pytest.mark.slow
 def test_function_words_and_particles_split_unless_the_model_has_the_pair_as_a_word():
     # the shipped table's unigram model has 已经 他们 觉得 as words, 已有 就是 有着 as two
     table = Segmenter().word_table
@@ -109,6 +110,7 @@ def test_function_words_and_particles_split_unless_the_model_has_the_pair_as_a_w
         Conventions(function_pair_logp=float("nan"))
 
 
+@pytest.mark.slow
 def test_the_shipped_default_splits_function_words():
     seg = Segmenter()
     words = seg.segment("他已经来了，这就是我们已有的。")
@@ -129,17 +131,19 @@ def test_rules_off_and_bad_argument():
         Segmenter(conventions="pku")
 
 
-def test_shipped_default_follows_the_levels():
-    seg = Segmenter()
+@pytest.mark.slow
+def test_shipped_model_follows_the_standards():
+    seg = Segmenter()  # the general standard
     text = "１９９７年１２月３１日，一个新世纪。"
-    assert seg.segment(text)[:3] == ["１９９７年", "１２月", "３１日"]
-    assert seg.segment(text, granularity="coarse")[0] == "１９９７年１２月３１日"
-    assert "个" in seg.segment(text, granularity="fine")
+    assert seg.segment(text)[:3] == Segmenter(standard="pku").segment(text)[:3] == ["１９９７年", "１２月", "３１日"]
+    assert Segmenter(standard="msr").segment(text)[0] == "１９９７年１２月３１日"
+    assert "个" in Segmenter(standard="ud").segment(text)
     assert Segmenter(conventions=None).segment(text)[:2] == ["１９９７", "年"]
     for granularity in ("fine", "default", "coarse", 0.3):
         assert "".join(seg.segment(text, granularity=granularity)) == text
 
 
+@pytest.mark.slow
 def test_user_dictionary_wins_over_the_rules():
     seg = Segmenter()
     seg.add_word("一个新")
@@ -152,16 +156,17 @@ def test_calibrated_choice_is_never_below_the_default(tiny_model_dir):
 
     texts = ["".join(words) for words in GOLD]
     profile, granularity, results = calibrated_choice(tiny_model_dir, GOLD, "test gold", max_heads=4, window=30, overlap=8)
-    assert set(results) == {"default", "fine", "coarse", "fitted heads"}
-    assert max(results.values()) == results[profile.source.split(": ")[1]] >= results["default"]
+    assert set(results) == {"general", "pku", "msr", "ud", "fitted heads"}
+    assert max(results.values()) == results[profile.source.split(": ")[1]] >= results["general"]
     chosen = Segmenter(tiny_model_dir, profile=profile, granularity=granularity, window=30, overlap=8)
     assert score(GOLD, chosen.segment_batch(texts)).F1 == pytest.approx(max(results.values()))
 
 
+@pytest.mark.slow
 def test_workers_build_the_parents_conventions_and_decoder():
     from dataclasses import replace
 
-    from segmenter.scale.workers import WorkerSpec
+    from segmenter.parallel import WorkerSpec
 
     parent = Segmenter(conventions=None)
     parent.word_decoding = replace(parent.word_decoding, join3=None)
@@ -172,6 +177,7 @@ def test_workers_build_the_parents_conventions_and_decoder():
     assert list(parent.segment_lines(lines, workers=2, show_progress=False)) == [parent.segment(lines[0])] * 3
 
 
+@pytest.mark.slow
 def test_cli_conventions_flag():
     from conftest import run_cli
 

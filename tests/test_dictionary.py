@@ -8,19 +8,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from segmenter.dictionary import UserDictionary
-from segmenter.junctions import TextPlan, split_words, word_ends
+from segmenter.assembly import words_from_cuts
+from segmenter.junctions import TextPlan
 
 # jieba's own sample (test/userdict.txt): Latin, digits, a space inside a word, tags.
 JIEBA_SAMPLE = "云计算 5\n李小福 2 nr\n创新办 3 i\neasy_install 3 eng\n好用 300\n韩玉赏鉴 3 nz\n八一双鹿 3 nz\n台中\n凱特琳 nz\nEdu Trust认证 2000\n"
 
 
+def assembled(plan, cuts, margins, dictionary):
+    """The word ends that word assembly (assembly.py) gives after the cut decisions, the user
+    dictionary settling overlaps by the heads' margins, as Segmenter.assemble does."""
+    tokens = words_from_cuts([plan], [np.asarray(cuts, dtype=bool)], dictionary=dictionary, margins=[margins])[0]
+    return [token.end for token in tokens]
+
+
 def words(text, dictionary, scores=None, threshold=0.0):
     """Words of `text` when the heads give `scores` (junction -> combined score, default: cut
-    everywhere with score 1)."""
+    everywhere with score 1), cut where a score passes the threshold."""
     plan = TextPlan(text)
-    combined = np.ones(len(plan.junctions)) if scores is None else np.asarray(scores, dtype=float)
-    assert len(combined) == len(plan.junctions)
-    out = split_words(text, word_ends(plan, combined, threshold, dictionary))
+    margins = (np.ones(len(plan.junctions)) if scores is None else np.asarray(scores, dtype=float)) - threshold
+    assert len(margins) == len(plan.junctions)
+    ends = assembled(plan, margins > 0, margins, dictionary)
+    out = [text[start:end] for start, end in zip([0, *ends[:-1]], ends)]
     assert "".join(out) == text
     return out
 
@@ -105,6 +114,16 @@ def test_crossing_words_equal_frequency_the_heads_decide():
     assert cuts[0] >= cuts[1] >= cuts[2]
 
 
+def test_crossing_words_are_settled_by_the_margins_not_the_cuts():
+    """With word decoding the cuts need not follow the margins' signs; the dictionary still
+    reads the heads' margins: cutting every junction, 北京大学 and 大学生 cross at equal
+    frequency and the margins (strong 京|大 and 生|前) choose 大学生."""
+    plan, dictionary = TextPlan(BEIJING), UserDictionary(["北京大学", "大学生"])
+    assert assembled(plan, np.ones(8, dtype=bool), np.array(BEIJING_SCORES), dictionary)[:3] == [1, 2, 5]  # 北 京 大学生
+    flipped = -np.array(BEIJING_SCORES)  # margins the other way round: the other word wins
+    assert assembled(plan, np.ones(8, dtype=bool), flipped, dictionary)[:2] == [4, 5]  # 北京大学 生
+
+
 def test_crossing_words_higher_frequency_wins():
     dictionary = UserDictionary(["大学生"])
     dictionary.add("北京大学", freq=5)
@@ -147,24 +166,57 @@ def test_suggest_freq_beats_crossing_words():
 
 
 ALPHABET = "甲乙丙丁戊 aB1-。"
+TEXTS, SEEDS = st.text(ALPHABET, max_size=30), st.integers(0, 2**16)
+
+
+def entries_with(freqs):
+    return st.lists(st.tuples(st.text(ALPHABET, min_size=1, max_size=5), freqs), max_size=6)
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    text=st.text(ALPHABET, max_size=30),
-    entries=st.lists(st.tuples(st.text(ALPHABET, min_size=1, max_size=5), st.integers(0, 3)), max_size=6),
-    seed=st.integers(0, 2**16),
-)
+@given(text=TEXTS, entries=entries_with(st.integers(0, 3)), seed=SEEDS)
 def test_any_dictionary_keeps_text_and_levels_nest(text, entries, seed):
-    dictionary = UserDictionary()
-    for word, freq in entries:
-        if word.strip():
-            dictionary.add(word, freq)
+    """Levels whose cuts nest (the threshold decoder at three thresholds) still nest with a
+    dictionary: it settles overlaps by the margins, whose order does not depend on the level."""
+    dictionary = dictionary_of(entries)
     plan = TextPlan(text)
     scores = np.random.default_rng(seed).normal(size=len(plan.junctions))
     previous = None
     for threshold in (1.0, 0.0, -1.0):  # coarse to fine: each level's ends contain the last's
-        ends = set(word_ends(plan, scores, threshold, dictionary).tolist())
-        assert "".join(split_words(text, np.array(sorted(ends)))) == text
+        ends = set(assembled(plan, scores > threshold, scores - threshold, dictionary))
         assert previous is None or ends >= previous
         previous = ends
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=TEXTS, entries=entries_with(st.integers(1, 3)), seed=SEEDS)
+def test_any_cuts_keep_text_and_a_lone_user_word_whole(text, entries, seed):
+    """Whatever the decoder cut (cuts need not agree with the margins' signs, as with word
+    decoding): the words tile the text, and a user word that no other occurrence crosses or
+    contains comes out whole wherever it may match."""
+    dictionary = dictionary_of(entries)
+    plan = TextPlan(text)
+    rng = np.random.default_rng(seed)
+    cuts, margins = rng.random(len(plan.junctions)) < 0.5, rng.normal(size=len(plan.junctions))
+    tokens = words_from_cuts([plan], [cuts], dictionary=dictionary, margins=[margins])[0]
+    assert "".join(t.word for t in tokens) == text
+    assert [t.start for t in tokens[1:]] == [t.end for t in tokens[:-1]]
+    found = dictionary._occurrences(text, np.where(np.isnan(boundary(plan)), np.nan, 0.0))
+    for occurrence in found:
+        alone = all(o is occurrence or o.end <= occurrence.start or o.start >= occurrence.end for o in found)
+        if alone:
+            assert (text[occurrence.start : occurrence.end], occurrence.start, occurrence.end) in tokens
+
+
+def dictionary_of(entries) -> UserDictionary:
+    dictionary = UserDictionary()
+    for word, freq in entries:
+        if word.strip():
+            dictionary.add(word, freq)
+    return dictionary
+
+
+def boundary(plan):
+    from segmenter.assembly import boundary_scores
+
+    return boundary_scores(plan, np.zeros(len(plan.junctions)))

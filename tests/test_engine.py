@@ -107,6 +107,7 @@ def test_profile_runtime_sets_window_and_overlap(tiny_model_dir, tmp_path):
     assert (Segmenter(tiny_model_dir).window, Segmenter(tiny_model_dir).overlap) == (62, 31)  # 254/64 clamped to 64 positions: overlap at most half a window
 
 
+@pytest.mark.slow
 def test_segmenting_imports_neither_torch_nor_transformers(tiny_model_dir):
     """The library on the CPU and the plain CLI, in fresh interpreters."""
     check = "import sys; assert not {'torch', 'transformers'} & set(sys.modules), sorted(m for m in sys.modules if m.startswith(('torch', 'transformers')))[:3]"

@@ -140,6 +140,7 @@ def test_any_resegmentation_scores_within_bounds(gold, data):
     assert (s.F1 == 1.0) == (test == gold)
 
 
+@pytest.mark.slow
 def test_jieba_on_pku_test_gives_the_published_figures():
     """jieba 0.42.1, default mode (HMM on), on the SIGHAN 2005 PKU test set: P 0.853, R 0.787,
     F1 0.818 (pkuseg's README: F1 81.83). The OOV rate 0.058 is the one Emerson (2005) lists

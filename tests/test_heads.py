@@ -5,10 +5,11 @@ import pytest
 
 from segmenter import Segmenter
 from segmenter.train.head_discovery import calibrate, discover_signature, discover_unsupervised, oracle
-from segmenter.train.head_measures import all_heads, gold_junctions, head_table, segment_sample
+from segmenter.train.head_measures import all_heads, gold_junctions, head_table, segment_sample, word_f1
 from segmenter.model import load_encoder
 from segmenter.profile import GRANULARITY_NAMES
 
+from conftest import PLANTED_HEAD, planted_bert, planted_sentences
 from test_selftrain import WORDS
 
 GOLD = [["中国", "人民", "发展", "了", "经济", "。"], ["我们", "的", "社会", "工作", "在", "发展", "。"], ["新", "问题", "和", "大", "工作", "。"]] * 4
@@ -30,25 +31,51 @@ def raw_lines(n=300, seed=0):
     return ["".join(rng.choice(WORDS, size=rng.integers(4, 12))) + "。" for _ in range(n)]
 
 
-def test_unsupervised_discovery_writes_a_usable_profile(encoder, tiny_model_dir, tmp_path):
-    model, vocab = encoder
-    profile = discover_unsupervised(model, vocab, raw_lines(), max_heads=3)
+@pytest.fixture(scope="module")
+def planted():
+    """(model, vocab) of conftest.planted_bert: one head, PLANTED_HEAD, marks the toy words exactly."""
+    return planted_bert()
+
+
+def _planted_f1(model, vocab, profile, gold) -> float:
+    sample = gold_junctions(model, vocab, gold, heads=profile.heads)
+    return word_f1(sample, profile.combine(sample.scores), gold, profile.threshold())
+
+
+def test_unsupervised_discovery_finds_the_planted_head(planted, planted_model_dir):
+    """Raw toy text only: the profile must hold the one head that knows the words, and segment
+    unseen toy sentences exactly (the other heads read positions alone: a wrong pick fails)."""
+    model, vocab = planted
+    profile = discover_unsupervised(model, vocab, ["".join(s) for s in planted_sentences(100)], max_heads=3)
     assert 1 <= len(profile.heads) <= 3 and profile.source.startswith("unsupervised")
+    assert PLANTED_HEAD in profile.heads
     assert list(profile.thresholds) == sorted(profile.thresholds)
-    seg = Segmenter(tiny_model_dir, profile=profile)
-    assert "".join(seg.segment("我们的社会发展了。")) == "我们的社会发展了。"
+    gold = planted_sentences(30, seed=7)
+    assert _planted_f1(model, vocab, profile, gold) == 1.0
+    seg = Segmenter(planted_model_dir, profile=profile, window=30, overlap=8, conventions=None)
+    assert seg.segment_batch(["".join(words) for words in gold]) == gold
 
 
-def test_signature_discovery_picks_one_head(encoder):
-    model, vocab = encoder
+def test_signature_discovery_picks_the_planted_head(planted, encoder):
+    model, vocab = planted
+    profile = discover_signature(model, vocab, ["".join(s) for s in planted_sentences(50)])
+    assert profile.heads == [PLANTED_HEAD] and "(1.00)" in profile.source  # every row on the next character or [SEP]
+    model, vocab = encoder  # a random model: still one head, one of its own
     profile = discover_signature(model, vocab, raw_lines(50))
     assert len(profile.heads) == 1 and profile.heads[0] in all_heads(model)
 
 
-def test_calibration_learns_gold_boundaries(encoder):
+def test_calibration_learns_gold_boundaries(planted, encoder):
+    model, vocab = planted
+    profile = calibrate(model, vocab, planted_sentences(12, seed=3), source="test gold", max_heads=3)
+    assert profile.source == "test gold" and len(profile.heads) <= 3 and PLANTED_HEAD in profile.heads
+    held_out = planted_sentences(30, seed=9)
+    sample = gold_junctions(model, vocab, held_out, heads=profile.heads)
+    assert np.array_equal(profile.combine(sample.scores) > profile.threshold(), sample.labels)
+    # a random model: no worse than always giving the majority answer on the sentences it saw
     model, vocab = encoder
     profile = calibrate(model, vocab, GOLD, source="test gold", max_heads=8)
-    assert profile.source == "test gold" and len(profile.heads) <= 8
+    assert len(profile.heads) <= 8
     sample = gold_junctions(model, vocab, GOLD, heads=profile.heads)
     predicted = profile.combine(sample.scores) > profile.threshold()
     always = sample.labels.mean()

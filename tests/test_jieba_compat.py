@@ -165,6 +165,7 @@ def test_granularity_is_a_keyword_here(jieba):
 
 
 # -- the command line --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_user_dict_keeps_words_whole(tiny_model_dir, tmp_path):
     userdict = tmp_path / "userdict.txt"
     userdict.write_text(USERDICT, encoding="utf-8")
@@ -180,6 +181,7 @@ def test_cli_user_dict_keeps_words_whole(tiny_model_dir, tmp_path):
     assert search.returncode == 0 and "创新办" in search.stdout.decode("utf-8").split()
 
 
+@pytest.mark.slow
 def test_cli_checks_before_the_model_loads(tmp_path):
     # A model that does not exist: every error below must come from the check made before it.
     bad = tmp_path / "bad.txt"
@@ -197,11 +199,13 @@ def test_cli_checks_before_the_model_loads(tmp_path):
     assert empty.returncode == 0 and empty.stdout == b""
 
 
+@pytest.mark.slow
 def test_cli_version():
     result = run_cli("--version")
     assert result.returncode == 0 and result.stdout.decode().strip() == f"segmenter {segmenter.__version__}"
 
 
+@pytest.mark.slow
 def test_cli_missing_extra_is_one_line(tiny_model_dir, tmp_path):
     fake = tmp_path / "fake"
     fake.mkdir()
@@ -209,9 +213,10 @@ def test_cli_missing_extra_is_one_line(tiny_model_dir, tmp_path):
     env = {"PYTHONPATH": str(fake)}
     result = run_cli("heads", "-m", tiny_model_dir, "--show", "我们", "--png", tmp_path / "x.png", env=env)
     assert result.returncode == 2, result.stderr.decode()
-    assert b"pip install 'segmenter[plot]'" in result.stderr and b"Traceback" not in result.stderr
+    assert b"pip install 'segmenter-heads[plot]'" in result.stderr and b"Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_cli_sigterm_removes_the_part_file(tiny_model_dir, tmp_path):
     out = tmp_path / "out.txt"
     env = dict(os.environ, PYTHONIOENCODING="utf-8")

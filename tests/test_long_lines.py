@@ -74,6 +74,7 @@ def test_segment_lines_of_a_long_line_joins_back(tiny_segmenter):
     assert "".join(words) == text
 
 
+@pytest.mark.slow
 def test_cli_streams_a_multi_megabyte_line_in_flat_memory(tiny_model_dir, tmp_path):
     """3 MB in one line, mostly Latin (the model work stays small): the line comes back whole,
     and the process peaks far below what holding it would take (~400 MB before pieces)."""

@@ -1,9 +1,12 @@
 """Local multi-process segmentation: same words as segment(), in input order, bounded, clear errors."""
+import pickle
+
 import pytest
 
-from segmenter import ModelLoadError
+from segmenter import ModelLoadError, Segmenter
+from segmenter.cores import threads_per_worker
 from segmenter.lines import join_words, read_file_lines, split_lines
-from segmenter.scale.workers import WorkerSpec, segment_lines, threads_per_worker
+from segmenter.parallel import WorkerSpec, segment_lines
 
 from conftest import run_cli
 
@@ -48,6 +51,7 @@ def test_in_process_stream_matches_segment(tiny_segmenter, expected):
     assert list(tiny_segmenter.segment_lines(iter(LINES), chunk_lines=3, show_progress=False)) == expected
 
 
+@pytest.mark.slow
 def test_workers_match_segment_in_order(tiny_segmenter, expected, tmp_path):
     first, second = tmp_path / "a.txt", tmp_path / "b.txt"
     first.write_text("\n".join(LINES[:13]) + "\n", encoding="utf-8")
@@ -73,10 +77,19 @@ def test_workers_read_ahead_is_bounded_and_early_stop_is_clean(tiny_segmenter, e
     stream.close()  # stops the workers without segmenting the rest
 
 
+@pytest.mark.slow
 def test_worker_load_error_reaches_the_caller(tmp_path):
     (tmp_path / "config.json").write_text("{}")
+    spec = WorkerSpec(str(tmp_path), segmenter_class=Segmenter)
     with pytest.raises(ModelLoadError, match="no weights|head profile"):
-        list(segment_lines(["好的"], spec=WorkerSpec(str(tmp_path)), workers=2, show_progress=False))
+        list(segment_lines(["好的"], spec=spec, workers=2, show_progress=False))
+
+
+def test_the_spec_carries_the_segmenters_class_by_reference(tiny_segmenter):
+    """Workers build type(parent) from the spec: the class pickles as a name, not as code."""
+    spec = WorkerSpec.of(tiny_segmenter)
+    assert spec.segmenter_class is type(tiny_segmenter) is Segmenter
+    assert b"segmenter.api" in pickle.dumps(spec) and pickle.loads(pickle.dumps(spec)).segmenter_class is Segmenter
 
 
 def test_argument_checks(tiny_segmenter):
@@ -98,6 +111,7 @@ def test_cli_workers_output_equals_single_process(tiny_model_dir, tmp_path):
     assert len(multi.read_text(encoding="utf-8").splitlines()) == len(LINES)
 
 
+@pytest.mark.slow
 def test_cli_workers_errors(tmp_path):
     source = tmp_path / "in.txt"
     source.write_text("好的\n", encoding="utf-8")

@@ -11,6 +11,7 @@ import torch
 
 from segmenter.train import pretrain_data as data
 from segmenter.train.pretrain import PretrainConfig, Sitting, pretrain, resume_config
+from segmenter.profile import HeadProfile
 from segmenter.vocab import SPECIAL_TOKENS
 
 from conftest import REPO, TINY_CHARS, run_cli
@@ -64,6 +65,7 @@ def test_windows_follow_the_inference_convention(corpus_files):
     assert held and not any(h in train_text for h in held if len(h) > 8)
 
 
+@pytest.mark.slow
 def test_padding_never_exceeds_the_positions(corpus_files, tmp_path):
     """max_length 30 is no multiple of 8: windows of 28 characters must not be padded to 32."""
     pretrain(_config(corpus_files[0], max_length=30, max_steps=3), _sitting(tmp_path / "odd"))
@@ -119,6 +121,7 @@ def _weights(folder: Path) -> dict:
 
 
 @pytest.mark.parametrize("objective", ["mlm", "electra"])
+@pytest.mark.slow
 def test_resume_gives_the_same_parameters(corpus_files, tmp_path, objective):
     # dropout and electra's sampling: the RNG state must be restored too
     config = dict(max_steps=12, dropout=0.1, span_mean=2.0, objective=objective, generator_hidden=16)
@@ -136,6 +139,7 @@ def test_resume_gives_the_same_parameters(corpus_files, tmp_path, objective):
     assert [r["step"] for r in curve] == sorted(r["step"] for r in curve) and curve[-1]["step"] == 12
 
 
+@pytest.mark.slow
 def test_output_folder_is_a_segmenter_model(corpus_files, tmp_path):
     from segmenter import Segmenter
 
@@ -149,12 +153,65 @@ def test_output_folder_is_a_segmenter_model(corpus_files, tmp_path):
     assert record["step"] == 6 and 0 <= record["best_auc"] <= 1 and record["eval_loss"] > 0
     card = (out / "MODEL_CARD.md").read_text()
     assert "research" in card.lower() and "6 of 6" in card
-    text = "我们是中国人民，这是一个大问题。"
-    words = Segmenter(out).segment(text)
-    assert "".join(words) == text
-    assert Segmenter(out / "checkpoints" / "step_00000006").segment(text) == words
+    # The profile reads the head the last evaluation ranked first on the gold, and that ranking
+    # holds for the saved weights: the folder is the trained model, not another one.
+    from segmenter.corpus import read_gold
+    from segmenter.model import load_encoder
+    from segmenter.train.head_measures import gold_junctions, head_table, segment_sample
+
+    gold = read_gold(corpus_files[1])
+    profile = HeadProfile.load(out)
+    assert profile.heads == [tuple(record["best_head"])] and profile.source.startswith("best head on gold.txt")
+    encoder, vocab, _ = load_encoder(out)
+    best = head_table(gold_junctions(encoder, vocab, gold))[0]
+    assert [best["layer"], best["head"]] == record["best_head"] and best["auc"] == pytest.approx(record["best_auc"], abs=1e-4)
+    # Segmenter(out) (no conventions) cuts where that head's score passes its threshold, nowhere else.
+    sample = gold_junctions(encoder, vocab, gold, heads=profile.heads)
+    texts = ["".join(words) for words in gold]
+    words = Segmenter(out, granularity=0.5, conventions=None).segment_batch(texts)
+    assert words == segment_sample(sample, sample.scores[0], profile.threshold(0.5))
+    assert Segmenter(out / "checkpoints" / "step_00000006", granularity=0.5, conventions=None).segment_batch(texts) == words
 
 
+@pytest.mark.slow
+def test_without_gold_the_discovered_heads_are_saved(corpus_files, tmp_path, monkeypatch):
+    """No eval gold: at the end of the sitting unsupervised discovery reads the saved weights on
+    the corpus's first raw lines, and the folder and its latest checkpoint hold what it found."""
+    from segmenter.corpus import iter_raw_lines
+    from segmenter.model import load_encoder
+    from segmenter.train import pretrain as module
+    from segmenter.train.head_discovery import discover_unsupervised
+
+    monkeypatch.setattr(module, "DISCOVERY_LINES", 150)  # of 400: the first lines, not all of them
+    out = tmp_path / "model"
+    pretrain(_config(corpus_files[0], max_steps=4), _sitting(out, discover_heads=True))
+    saved = HeadProfile.load(out)
+    encoder, vocab, _ = load_encoder(out)
+    texts = [line for _, line in zip(range(150), iter_raw_lines([str(corpus_files[0])]))]
+    expected = discover_unsupervised(encoder, vocab, texts)
+    assert saved.source == expected.source and saved.source.startswith("unsupervised")
+    assert saved.heads == expected.heads and saved.bias == pytest.approx(expected.bias)
+    assert saved.weights == pytest.approx(expected.weights) and saved.thresholds == pytest.approx(expected.thresholds)
+    assert HeadProfile.load(out / "checkpoints" / "step_00000004") == saved
+    assert f"head profile: {saved.source}" in (out / "MODEL_CARD.md").read_text()
+
+
+@pytest.mark.slow
+def test_a_failed_discovery_keeps_the_model_and_says_why(corpus_files, tmp_path, monkeypatch, caplog):
+    from segmenter.train import head_discovery
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no boundaries today")
+
+    monkeypatch.setattr(head_discovery, "discover_unsupervised", broken)
+    out = tmp_path / "model"
+    with caplog.at_level("WARNING"):
+        pretrain(_config(corpus_files[0], max_steps=2), _sitting(out, discover_heads=True))
+    assert (out / "model.safetensors").is_file() and not (out / "segmenter_heads.json").exists()
+    assert "unsupervised head discovery failed (RuntimeError: no boundaries today)" in caplog.text
+
+
+@pytest.mark.slow
 def test_interrupted_run_leaves_a_model_and_resumes(corpus_files, tmp_path, monkeypatch):
     from segmenter.train import pretrain as module
 
@@ -184,6 +241,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     return run_cli("pretrain", *args, cwd=REPO, text=True)
 
 
+@pytest.mark.slow
 def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
     out = tmp_path / "cli"
     shape = ["--layers", "1", "--hidden", "32", "--heads", "2", "--intermediate", "64", "--max-length", "32",
@@ -204,8 +262,12 @@ def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
     assert last["precision"] == "bfloat16" and last["options"]["eval_every"] == 2
     assert last["options"]["keep_checkpoints"] == 1 and len(list((out / "checkpoints").glob("step_*"))) == 1
     assert json.loads((out / "learning_curve.jsonl").read_text().splitlines()[-1])["step"] == 5
-    # Without dev gold, unsupervised discovery (segmenter.train.head_discovery) writes the profile, or says why not.
-    assert (out / "segmenter_heads.json").is_file() or "head discovery failed" in done.stderr
+    # Without dev gold (and without --no-discover-heads this sitting), unsupervised discovery
+    # (segmenter.train.head_discovery) writes the profile to the folder and the latest checkpoint.
+    assert "head discovery failed" not in done.stderr, done.stderr
+    profile = json.loads((out / "segmenter_heads.json").read_text())
+    assert profile["source"].startswith("unsupervised") and profile["heads"]
+    assert json.loads((out / "checkpoints" / "step_00000005" / "segmenter_heads.json").read_text()) == profile
 
     assert "no such file" in _cli("--corpus", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "a")).stderr
 
@@ -231,6 +293,7 @@ def test_cli_bad_arguments_are_explained(corpus_files, tmp_path, capsys, args, m
     assert message in err and "Traceback" not in err, err
 
 
+@pytest.mark.slow
 def test_cli_refuses_to_mix_runs(corpus_files, tmp_path, capsys):
     from segmenter.cli import main
 

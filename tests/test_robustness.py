@@ -177,6 +177,7 @@ def test_marks_and_sequences_stay_whole(tiny_segmenter, text, kept):
     assert kept in words
 
 
+@pytest.mark.slow
 def test_one_megabyte_single_line(tiny_segmenter):
     rng = random.Random(2)
     pieces = [p for p in PIECES if "\n" not in p] + list(TINY_CHARS) * 4
@@ -327,6 +328,7 @@ def leftovers(folder):
     return [p.name for p in folder.iterdir() if p.name.endswith(".part")]
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_the_old_output_untouched(tiny_model_dir, tmp_path):
     big = tmp_path / "big.txt"
     big.write_text("我们都是中国人民的好朋友。\n" * 100_000, encoding="utf-8")
@@ -345,6 +347,7 @@ def test_ctrl_c_leaves_the_old_output_untouched(tiny_model_dir, tmp_path):
     assert not leftovers(tmp_path)
 
 
+@pytest.mark.slow
 def test_failure_after_many_lines_leaves_no_half_written_output(tiny_model_dir, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes("好朋友。\n".encode() * 2000 + b"\xff\n")  # several chunks are written first
@@ -354,6 +357,7 @@ def test_failure_after_many_lines_leaves_no_half_written_output(tiny_model_dir, 
     assert not out.exists() and not leftovers(tmp_path)
 
 
+@pytest.mark.slow
 def test_output_file_modes_and_links(tiny_model_dir, tmp_path):
     text = tmp_path / "in.txt"
     text.write_text("中国\n", encoding="utf-8")
@@ -372,6 +376,7 @@ def test_output_file_modes_and_links(tiny_model_dir, tmp_path):
     assert old.read_text(encoding="utf-8").replace(" ", "") == linked.read_text(encoding="utf-8").replace(" ", "") == "中国\n"
 
 
+@pytest.mark.slow
 def test_output_to_a_fifo_is_written_in_place(tiny_model_dir, tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -386,6 +391,7 @@ def test_output_to_a_fifo_is_written_in_place(tiny_model_dir, tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.slow
 def test_full_disk_on_stdout(tiny_model_dir):
     with open("/dev/full", "wb") as full:
         result = cli(tiny_model_dir, stdin="我们\n".encode() * 10, stdout=full)
@@ -394,12 +400,14 @@ def test_full_disk_on_stdout(tiny_model_dir):
     assert b"Exception ignored" not in result.stderr
 
 
+@pytest.mark.slow
 def test_output_is_utf8_whatever_the_locale(tiny_model_dir):
     result = cli(tiny_model_dir, stdin="中国，café\n".encode(), env={"PYTHONIOENCODING": "ascii"})
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout.decode("utf-8").replace(" ", "") == "中国，café\n"
 
 
+@pytest.mark.slow
 def test_encoding_errors_replace_never_yields_a_surrogate(tiny_model_dir, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\xed\xa0\x80\xff" + "中国\n".encode() + b"\xc3\n")  # an encoded surrogate, junk, a cut sequence

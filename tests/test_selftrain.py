@@ -12,7 +12,7 @@ from segmenter.train.calibration import fit_logistic, fit_mixture
 from segmenter.train.ngrams import BranchingEntropy
 from segmenter.train.selftrain import SelftrainConfig, sample_lines, selftrain
 
-from conftest import TINY_CHARS, make_tiny_model
+from conftest import TINY_CHARS, make_tiny_model, planted_sentences
 
 WORDS = ["中国", "人民", "发展", "经济", "我们", "社会", "工作", "问题", "的", "了", "在", "是", "和", "大", "新"]
 
@@ -58,26 +58,36 @@ def test_sample_is_reproducible(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def selftrained(tmp_path_factory):
+def selftrained(tmp_path_factory, planted_model_dir):
+    """Two rounds from conftest's planted model (one head marks every word of a toy language):
+    round 1's teacher reads all its heads and the n-grams, its student a fresh head (1, 0)."""
     root = tmp_path_factory.mktemp("selftrain")
-    base = make_tiny_model(root / "base", seed=1)
-    raw = write_raw(root / "raw.txt")
+    raw = root / "raw.txt"
+    raw.write_text("\n".join("".join(words) for words in planted_sentences(400, seed=1)) + "\n", encoding="utf-8")
     dev = root / "dev.txt"
-    dev.write_text("中国 人民 发展 经济 。\n我们 的 社会 工作 。\n", encoding="utf-8")
+    dev.write_text("\n".join(" ".join(words) for words in planted_sentences(20, seed=2)) + "\n", encoding="utf-8")
     config = SelftrainConfig(
-        model=str(base), raw=[str(raw)], out=str(root / "out"), rounds=2, chars=3000, teacher_layers=2,
-        student_layers=2, minutes=0.3, confidence=0.6, dev=str(dev), dev_sentences=10, lr=1e-3,
+        model=str(planted_model_dir), raw=[str(raw)], out=str(root / "out"), rounds=2, chars=6000, teacher_layers=2,
+        student_layers=2, minutes=3.0, confidence=0.6, dev=str(dev), dev_sentences=10, lr=1e-2,
     )
     return selftrain(config), config
 
 
-def test_selftrain_writes_a_model(selftrained):
+def test_selftrain_writes_a_model_that_learned_the_words(selftrained):
+    """The student's own head (not the planted one: the profile says which) segments unseen toy
+    sentences as their gold does, and the curve records its dev figures."""
+    from segmenter.bench.evaluation import score
+
     out, _ = selftrained
-    seg = Segmenter(out)
+    seg = Segmenter(out, conventions=None)
+    assert seg.profile.heads == [(1, 0)] and seg.profile.source.startswith("self-trained, round")
+    gold = planted_sentences(50, seed=9)
+    assert score(gold, seg.segment_batch(["".join(words) for words in gold])).F1 >= 0.95
     text = "我们的社会发展了。"
     assert "".join(seg.segment(text)) == text
     curve = [json.loads(line) for line in (out / "curve.jsonl").read_text().splitlines()]
     assert curve and {"teacher_dev", "dev", "kept_share", "label_boundary_rate", "training"} <= set(curve[0])
+    assert curve[0]["teacher_dev"]["f1"] == 1.0 and max(r["dev"]["f1"] for r in curve) >= 0.95
     assert "selftrain" in (out / "MODEL_CARD.md").read_text() and (out / "ngrams.npz").exists()
 
 
@@ -108,6 +118,7 @@ def test_label_chunks_resume_from_their_cache(tmp_path):
         np.testing.assert_allclose(a.scores, b.scores, rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.slow
 def test_cli_rejects_missing_files(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "segmenter", "selftrain", "--model", str(tmp_path), "--raw", str(tmp_path / "none.txt"), "--out", str(tmp_path / "o")],

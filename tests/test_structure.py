@@ -12,10 +12,12 @@ from segmenter.junctions import score_texts
 from segmenter.windows import OVERLAP, WINDOW, clamp_window, collate, collate_flat, padded_length
 
 from conftest import REPO, tiny_vocab
+from import_graph import find_cycles, import_graph, imported_names, module_names
 
 TEXTS = ["我们的国家是一个大国。", "他说，中国人民很高兴！" * 8, "abc 123"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["tiny", "embedded"])
 def test_segment_loads_no_training_or_benchmark_code(tiny_model_dir, model):
     """Neither a tiny model (threshold, numpy engine) nor the embedded default (word decoding,
@@ -31,6 +33,44 @@ def test_segment_loads_no_training_or_benchmark_code(tiny_model_dir, model):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "", f"the runtime imported {done.stdout.strip()}"
+
+
+# Packages the runtime (the modules directly in segmenter/) must never import, even lazily.
+NOT_RUNTIME = ("segmenter.train", "segmenter.bench", "segmenter.scale", "segmenter.cli")
+# Entry points that are not runtime: __init__ is the package itself, __main__ runs the command line.
+NOT_RUNTIME_FILES = ("__init__.py", "__main__.py")
+
+
+def test_no_import_cycles():
+    """No module of segmenter/ reaches itself through its imports (lazy ones included)."""
+    cycles = find_cycles(import_graph(REPO / "segmenter"))
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(cycle) for cycle in cycles)
+
+
+def test_runtime_modules_import_no_training_benchmark_scale_or_cli_code():
+    modules = module_names(REPO / "segmenter")
+    runtime = {name: path for name, path in modules.items()
+               if path.parent == REPO / "segmenter" and path.name not in NOT_RUNTIME_FILES}
+    assert "segmenter.api" in runtime and "segmenter.parallel" in runtime
+    bad = [f"{path.relative_to(REPO)}:{line} imports {name}" for module, path in runtime.items()
+           for name, line in imported_names(module, path)
+           if any(name == banned or name.startswith(banned + ".") for banned in NOT_RUNTIME)]
+    assert not bad, "the runtime imports code it must not:\n" + "\n".join(bad)
+
+
+def test_the_import_graph_sees_lazy_and_relative_imports(tmp_path):
+    """The checker itself: a lazy relative import closes a cycle; a TYPE_CHECKING one does not."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "a.py").write_text("from .sub import b\n")
+    (package / "sub" / "b.py").write_text("def f():\n    from .. import a\n")
+    (package / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n")
+    (package / "d.py").write_text("import pkg.c\n")
+    graph = import_graph(package)
+    assert find_cycles(graph) == [["pkg.a", "pkg.sub.b", "pkg.a"]]
+    assert graph["pkg.c"] == {} and graph["pkg.d"] == {"pkg.c": 1}
 
 
 def test_no_module_shares_the_package_name():
@@ -93,7 +133,8 @@ def inputs(tmp_path):
     return raw, gold
 
 
-@pytest.mark.parametrize("command", ["segment", "heads", "heads --show", "selftrain", "distill", "bench", "ray", "adapt", "refine"])
+@pytest.mark.parametrize("command", ["segment", "heads", "heads --show", "selftrain", "distill", "bench", "ray", "adapt", "refine",
+                                     "calibrate", "wwm-ref"])
 @pytest.mark.parametrize("model", ["missing", "empty", "file"])
 def test_every_command_turns_a_bad_model_into_one_line(command, model, inputs, tmp_path, capsys):
     """A missing folder, a folder that is no model, a file: one line `segmenter …: error: …`, exit 2."""
@@ -112,6 +153,8 @@ def test_every_command_turns_a_bad_model_into_one_line(command, model, inputs, t
         "ray": ["ray", "-m", path, raw, tmp_path / "ray-out"],
         "adapt": ["adapt", "-m", path, "--raw", raw, "--out", tmp_path / "adapted"],
         "refine": ["refine", "-m", path, "--raw", raw, "--out", tmp_path / "refined"],
+        "calibrate": ["calibrate", "-m", path, "--gold", gold, "--out", tmp_path / "calibrated"],
+        "wwm-ref": ["wwm-ref", "-m", path, "--tokenizer", tmp_path / "no-tokenizer", raw, tmp_path / "ref.txt"],
     }[command]
     if command == "ray":
         pytest.importorskip("ray")

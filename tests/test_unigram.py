@@ -136,15 +136,18 @@ def test_coarse_levels_join_two_plus_one_by_the_model():
         WordDecoding(join3_logp=float("nan"))
 
 
-def test_only_the_coarse_levels_of_the_shipped_model_join_by_the_model():
+@pytest.mark.slow
+def test_only_the_standards_that_ask_for_it_join_2_plus_1_by_the_model():
     from segmenter import Segmenter
 
-    segmenter = Segmenter()
     text = "他们看世界杯比赛"
-    assert "世界杯" in segmenter.lcut(text, granularity="coarse")
-    assert "世界杯" not in segmenter.lcut(text) and "世界杯" not in segmenter.lcut(text, granularity="fine")
+    for standard in ("msr", "general"):
+        assert "世界杯" in Segmenter(standard=standard).lcut(text), standard
+    for standard in ("pku", "ud"):
+        assert "世界杯" not in Segmenter(standard=standard).lcut(text), standard
 
 
+@pytest.mark.slow
 def test_four_characters_join_by_the_model_unless_a_very_common_word_is_among_them():
     from segmenter import Segmenter
 

@@ -128,7 +128,8 @@ def count_corpus(
 ) -> Counts:
     """Counts pooled over sentences; gold[i] and test[i] are the same sentence."""
     if len(gold) != len(test):
-        raise ValueError(f"gold has {len(gold)} sentences but the output has {len(test)}; they must pair up line by line")
+        raise ValueError(f"gold has {len(gold)} sentences but the output has {len(test)}; "
+                         "they must pair up line by line")
     total = Counts()
     for i, (gold_words, test_words) in enumerate(zip(gold, test)):
         try:

@@ -6,7 +6,7 @@ the rows of the characters they separate, and
 one strip at the bottom with the combined boundary score per junction. Characters label the
 axes, so a CJK font is needed: matplotlib's default (DejaVu) has no Chinese glyphs. The first
 installed font that covers the text is used: the Noto Sans CJK of the `plot` extra
-(`pip install segmenter[plot]` brings the `noto-cjk-sans-jp-regular` wheel, SIL OFL), else a
+(`pip install "segmenter-heads[plot]"` brings the `noto-cjk-sans-jp-regular` wheel, SIL OFL), else a
 system font (Noto/Source Han, WenQuanYi, SimHei, PingFang, …), or `font=PATH` names one.
 """
 from __future__ import annotations
@@ -40,7 +40,8 @@ def find_cjk_font(text: str, font: str | None = None):
         candidates.append(str(noto_cjk_sans_jp_regular.FONT_PATH))
     except ImportError:
         pass
-    system = sorted(font_manager.fontManager.ttflist, key=lambda f: not any(h.lower() in f.name.lower() for h in CJK_FONT_HINTS))
+    system = sorted(font_manager.fontManager.ttflist,
+                    key=lambda f: not any(h.lower() in f.name.lower() for h in CJK_FONT_HINTS))
     candidates += [entry.fname for entry in system]
     sample = {ord(ch) for ch in text if not ch.isspace()}
     for fname in candidates:
@@ -74,7 +75,8 @@ def draw_heads(segmenter, text: str, out: str | Path, font: str | None = None) -
     ids, mask = collate([segmenter.vocab.encode(chars)], segmenter.vocab, pad_multiple=1)  # one window, no padding
     with torch.inference_mode():
         attentions = reader.run(
-            input_ids=torch.from_numpy(ids).to(segmenter.device), attention_mask=torch.from_numpy(mask).to(segmenter.device)
+            input_ids=torch.from_numpy(ids).to(segmenter.device),
+            attention_mask=torch.from_numpy(mask).to(segmenter.device)
         )
     words = segmenter.segment(chars)
     cuts = np.cumsum([len(w) for w in words])[:-1]  # boundaries after these many characters
@@ -92,10 +94,12 @@ def draw_heads(segmenter, text: str, out: str | Path, font: str | None = None) -
             axis.axhline(cut + 0.5, color="crimson", linewidth=0.8)
     strip = axes[-1]
     positions = np.arange(len(combined))
-    strip.bar(positions, combined, color=["crimson" if c > segmenter.profile.threshold() else "steelblue" for c in combined])
+    strip.bar(positions, combined,
+              color=["crimson" if c > segmenter.profile.threshold() else "steelblue" for c in combined])
     strip.axhline(segmenter.profile.threshold(), color="black", linewidth=0.8)
     junction_chars = plan.positions[plan.junctions]
-    strip.set_xticks(positions, [f"{chars[q]}|{chars[q + 1]}" for q in junction_chars], fontproperties=properties, fontsize=7, rotation=90)
+    strip.set_xticks(positions, [f"{chars[q]}|{chars[q + 1]}" for q in junction_chars], fontproperties=properties,
+                     fontsize=7, rotation=90)
     strip.set_title("combined score (red: cut)")
     figure.suptitle(" / ".join(words), fontproperties=properties)
     figure.tight_layout()

@@ -17,8 +17,9 @@ from .runner import BenchResult
 from .systems import label
 
 # system -> the distributions whose versions the report names
-DISTRIBUTIONS = {"segmenter": ("segmenter", "torch", "transformers"), "jieba": ("jieba",), "jieba-nohmm": ("jieba",),
-                 "pkuseg": ("pkuseg",), "spacy-pkuseg": ("spacy-pkuseg",), "thulac": ("thulac",)}
+DISTRIBUTIONS = {"segmenter": ("segmenter-heads", "torch", "transformers"), "jieba": ("jieba",),
+                 "jieba-nohmm": ("jieba",), "rjieba": ("rjieba",), "pkuseg": ("pkuseg",),
+                 "spacy-pkuseg": ("spacy-pkuseg",), "thulac": ("thulac",)}
 
 
 def _cpu_model() -> str:
@@ -79,7 +80,8 @@ def to_json(result: BenchResult, machine: dict) -> dict:
     return {
         "command": config.command,
         "machine": machine,
-        "settings": {k: getattr(config, k) for k in ("limit", "model", "device", "threads", "batch_size", "warmup_chars", "isolate")},
+        "settings": {k: getattr(config, k)
+                     for k in ("limit", "model", "device", "threads", "batch_size", "warmup_chars", "isolate")},
         "corpora": result.corpora,
         "seconds": result.seconds,
         "records": result.records,
@@ -123,7 +125,8 @@ def machine_line(machine: dict) -> str:
     packages = ", ".join(f"{name} {v}" for name, v in machine["packages"].items())
     return (
         f"{machine['cpu']} ({machine['usable_cores']} of {machine['cores']} cores usable{memory}){device}; "
-        f"{machine['os']}; Python {machine['python']}; {packages}; {machine['threads']} thread(s) per system; {machine['date']}"
+        f"{machine['os']}; Python {machine['python']}; {packages}; {machine['threads']} thread(s) per system; "
+        f"{machine['date']}"
     )
 
 
@@ -145,7 +148,8 @@ def length_lines(records: list[dict]) -> list[str]:
     for r in records:
         rows = [r["by_length"][b] for b in LENGTH_BINS]
         lines.append(f"| {r['label']} | {_bins([x['R'] for x in rows], lambda v: _fixed(v, 2))} "
-                     f"| {_bins([x['P'] for x in rows], lambda v: _fixed(v, 2))} | {_bins([x['test'] for x in rows], _count)} |")
+                     f"| {_bins([x['P'] for x in rows], lambda v: _fixed(v, 2))} "
+                     f"| {_bins([x['test'] for x in rows], _count)} |")
     return lines
 
 
@@ -167,8 +171,9 @@ def to_markdown(result: BenchResult, machine: dict) -> str:
                   "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
         for r in (r for r in result.records if r["corpus"] == corpus["name"]):
             lines.append(
-                f"| {r['label']} | {_fixed(r['P'])} | {_fixed(r['R'])} | **{_fixed(r['F1'])}** | {_fixed(r['oov_rate'])} "
-                f"| {_fixed(r['oov_recall'])} | {_fixed(r['iv_recall'])} | {_count(r['chars_per_s'])} | {_count(r['peak_mb'])} |"
+                f"| {r['label']} | {_fixed(r['P'])} | {_fixed(r['R'])} | **{_fixed(r['F1'])}** "
+                f"| {_fixed(r['oov_rate'])} | {_fixed(r['oov_recall'])} | {_fixed(r['iv_recall'])} "
+                f"| {_count(r['chars_per_s'])} | {_count(r['peak_mb'])} |"
             )
         lines += length_lines([r for r in result.records if r["corpus"] == corpus["name"]])
     lines += speed_table(result)
@@ -219,8 +224,10 @@ def speed_table(result: BenchResult) -> list[str]:
 
     jieba = rate(rows["jieba"], "chars_per_s") if "jieba" in rows else None
     cores = max((r.get("cores_all") or 0 for r in result.records), default=0)
-    lines = ["", "**Speed** (all corpora together; start-up: a fresh process segmenting one sentence from its command line)", "",
-             f"| system | chars/s, 1 thread | × jieba | chars/s, all cores ({cores or '-'}) | × jieba | latency ms (1 short sentence) | CLI start-up s |",
+    lines = ["", ("**Speed** (all corpora together; start-up: a fresh process segmenting one sentence "
+                  "from its command line)"), "",
+             (f"| system | chars/s, 1 thread | × jieba | chars/s, all cores ({cores or '-'}) | × jieba "
+              "| latency ms (1 short sentence) | CLI start-up s |"),
              "|---|--:|--:|--:|--:|--:|--:|"]
     for name, records in rows.items():
         one, every = rate(records, "chars_per_s"), rate(records, "chars_per_s_all")
@@ -228,7 +235,8 @@ def speed_table(result: BenchResult) -> list[str]:
         ratio = (lambda v: f"{v / jieba:.3f}" if v and jieba else "–")
         latency, startup = median(records, "latency_ms"), median(records, "startup_s")
         lines.append(f"| {name} | {_count(one)} | {ratio(one)} | {_count(every)} | {ratio(every)} "
-                     f"| {f'{latency:.2f}' if latency is not None else '–'} | {f'{startup:.2f}' if startup is not None else '–'} |")
+                     f"| {f'{latency:.2f}' if latency is not None else '–'} "
+                     f"| {f'{startup:.2f}' if startup is not None else '–'} |")
     return lines
 
 

@@ -66,7 +66,8 @@ def run_isolated(system: str, setting: str, config: BenchConfig, corpus: CorpusR
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory(prefix="segmenter-bench-") as tmp:
         spec_path, result_path = Path(tmp) / "spec.json", Path(tmp) / "result.json"
-        spec = {"system": system, "setting": setting, "config": asdict(config), "corpus": asdict(corpus), "texts": texts}
+        spec = {"system": system, "setting": setting, "config": asdict(config), "corpus": asdict(corpus),
+                "texts": texts}
         spec_path.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
         try:  # the worker's stdout goes to our stderr: stdout is for the report
             stdout = sys.__stderr__.fileno()
@@ -77,7 +78,8 @@ def run_isolated(system: str, setting: str, config: BenchConfig, corpus: CorpusR
             env=env, stdin=subprocess.DEVNULL, stdout=stdout,
         )
         if not result_path.is_file():
-            return {"error": f"the worker process died (exit code {process.returncode}); its messages are above", "stage": "run"}
+            return {"error": f"the worker process died (exit code {process.returncode}); its messages are above",
+                    "stage": "run"}
         return json.loads(result_path.read_text(encoding="utf-8"))
 
 
@@ -93,7 +95,8 @@ class BenchResult:
 def run_benchmark(config: BenchConfig) -> BenchResult:
     """Every (system, setting) on every corpus; systems that cannot run are skipped with a reason."""
     if len(config.lexicons) != len(config.gold):
-        raise BenchmarkError(f"{len(config.gold)} gold files but {len(config.lexicons)} lexicons; give one per gold file")
+        raise BenchmarkError(f"{len(config.gold)} gold files but {len(config.lexicons)} lexicons; "
+                             "give one per gold file")
     result = BenchResult(config)
     started = time.perf_counter()
     runnable = []
@@ -138,7 +141,8 @@ def run_benchmark(config: BenchConfig) -> BenchResult:
             name = label(system, setting)
             if "error" in outcome:
                 where = None if outcome["stage"] == "build" else corpus.name
-                result.skipped.append({"system": system, "setting": setting, "corpus": where, "reason": outcome["error"]})
+                result.skipped.append({"system": system, "setting": setting, "corpus": where,
+                                       "reason": outcome["error"]})
                 logger.warning("[%d/%d] %s on %s: not run: %s", done, total, name, corpus.name, outcome["error"])
                 continue
             try:

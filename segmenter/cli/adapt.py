@@ -5,7 +5,7 @@ Example (the embedded default adapted to the MSR dev text, spaces removed; figur
   segmenter -m my_model my_domain.txt          # or Segmenter("my_model")
 
 The n-grams of the raw text that the model's table (ngrams.npz) lacks are added with their
-autonomy (segmenter/adapt.py says why this recipe); weights and head profile stay as they are,
+autonomy (segmenter/train/adapt.py says why this recipe); weights and head profile stay as they are,
 so it takes seconds, and model.onnx, when the folder has one, still runs. Raw text only: never
 pass gold (segmented) files, and never a test file you mean to score on.
 """
@@ -22,16 +22,18 @@ from .options import add_raw, check_raw, model_folder
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None, metavar="MODEL",
-                        help="the model to adapt: a folder, a shipped name (default, accurate) or a hub name (default: default)")
+                        help="the model to adapt: a folder, a shipped name (default, accurate) or a hub name "
+                             "(default: default)")
     add_raw(parser, required=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="the adapted model folder (new or empty)")
     parser.add_argument("--min-count", type=int, default=None, metavar="N",
-                        help="add the raw text's n-grams seen at least N times (default: 2 from 100k Han characters, else 5)")
+                        help="add the raw text's n-grams seen at least N times "
+                             "(default: 2 from 100k Han characters, else 5)")
     parser.add_argument("-q", "--quiet", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..adapt import adapt
+    from ..train.adapt import adapt
 
     folder = model_folder(args.model)
     check_raw(args.raw)

@@ -23,33 +23,41 @@ from . import CLIError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..bench.systems import DEFAULT_SYSTEMS, SYSTEMS
 
-    known = "; ".join(f"{name} ({', '.join(s.settings)})" if len(s.settings) > 1 else name for name, s in SYSTEMS.items())
+    known = "; ".join(f"{name} ({', '.join(s.settings)})" if len(s.settings) > 1 else name
+                      for name, s in SYSTEMS.items())
     parser.add_argument("--gold", nargs="+", metavar="FILE",
                         help="gold files: one sentence a line, words separated by spaces (required unless --from-json)")
     parser.add_argument("--lexicon", nargs="+", metavar="FILE",
                         help="the training word list of each gold file, in order ('none': no OOV figures for it); "
                              "default: ../lexicon/PREFIX_training_words.txt beside a gold folder, when there is one")
     parser.add_argument("--systems", default=DEFAULT_SYSTEMS,
-                        help=f"comma-separated systems, or system:setting for one setting (default: %(default)s). Known: {known}")
-    parser.add_argument("--limit", type=int, metavar="N", help="only the first N sentences of each gold file (smoke run: 50)")
+                        help="comma-separated systems, or system:setting for one setting (default: %(default)s). "
+                             f"Known: {known}")
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="only the first N sentences of each gold file (smoke run: 50)")
     parser.add_argument("-m", "--model", default=None, help="segmenter's model folder (default: the embedded model)")
     parser.add_argument("--device", default="cpu", help="segmenter's device: cpu, cuda, cuda:N or mps (default: cpu)")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch/BLAS threads of each system (default: 1, as jieba has: like against like)")
-    parser.add_argument("--batch-size", type=int, default=64, help="windows per batch (segmenter's forward pass; default: 64)")
+    parser.add_argument("--batch-size", type=int, default=64,
+                        help="windows per batch (segmenter's forward pass; default: 64)")
     parser.add_argument("--warmup-chars", type=int, default=2000,
                         help="characters segmented once before timing (default: 2000)")
     parser.add_argument("--out-dir", metavar="DIR",
                         help="folder for bench.json, bench.md and bench.png (default: a new scratch folder under the "
                              "system's temporary folder, printed, unless --json/--markdown/--plot name files)")
-    parser.add_argument("--json", metavar="FILE", help="write one record per (system, setting, corpus) to this .json file")
-    parser.add_argument("--markdown", metavar="FILE", help="write the table to this .md file (the table is printed either way)")
+    parser.add_argument("--json", metavar="FILE",
+                        help="write one record per (system, setting, corpus) to this .json file")
+    parser.add_argument("--markdown", metavar="FILE",
+                        help="write the table to this .md file (the table is printed either way)")
     parser.add_argument("--plot", metavar="FILE",
-                        help="plot F1 against characters/second, a panel per corpus, to this .png file (needs matplotlib)")
+                        help="plot F1 against characters/second, a panel per corpus, to this .png file "
+                             "(needs matplotlib)")
     parser.add_argument("--in-process", action="store_true",
                         help="run every system in this process: quicker to start, but no peak memory figures")
     parser.add_argument("--from-json", metavar="RUN.json",
-                        help="run nothing: write --markdown/--plot again from a run's --json (its command and machine kept)")
+                        help="run nothing: write --markdown/--plot again from a run's --json "
+                             "(its command and machine kept)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress bars or per-run lines (bars are drawn only when stderr is a terminal)")
 
@@ -62,8 +70,8 @@ def command_line(args: argparse.Namespace) -> str:
     parts += ["--systems", args.systems]
     options = [("--limit", args.limit, None), ("--model", args.model, None), ("--device", args.device, "cpu"),
                ("--threads", args.threads, 1), ("--batch-size", args.batch_size, 64),
-               ("--warmup-chars", args.warmup_chars, 2000), ("--out-dir", args.out_dir, None), ("--json", args.json, None),
-               ("--markdown", args.markdown, None), ("--plot", args.plot, None)]
+               ("--warmup-chars", args.warmup_chars, 2000), ("--out-dir", args.out_dir, None),
+               ("--json", args.json, None), ("--markdown", args.markdown, None), ("--plot", args.plot, None)]
     parts += [str(x) for option, value, default in options if value != default for x in (option, value)]
     parts += ["--in-process"] if args.in_process else []
     return f"{getattr(args, 'command_prefix', 'segmenter bench')} {shlex.join(parts)}"
@@ -142,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             result, machine = read_json(args.from_json)
         except (ValueError, KeyError, TypeError) as err:
-            raise CLIError(f"--from-json {args.from_json}: not a benchmark JSON ({type(err).__name__}: {err})") from None
+            raise CLIError(f"--from-json {args.from_json}: not a benchmark JSON "
+                           f"({type(err).__name__}: {err})") from None
         _write_reports(_outputs(args), result, machine)
         return 0
     outputs = _outputs(args)
@@ -181,7 +190,7 @@ def _write_reports(outputs: dict[str, Path | None], result, machine: dict) -> No
     if outputs["plot"]:
         if importlib.util.find_spec("matplotlib") is None:
             print(f"segmenter bench: no plot ({outputs['plot']}): matplotlib is not installed "
-                  "(pip install 'segmenter[plot]')", file=sys.stderr)
+                  "(pip install 'segmenter-heads[plot]')", file=sys.stderr)
             outputs = {**outputs, "plot": None}
         else:
             plot(result, outputs["plot"])

@@ -39,16 +39,19 @@ NUMERIC = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", dest="teacher", default="accurate", metavar="MODEL",
-                        help="the teacher: model folder, hub name or shipped model (default: accurate, the 6-layer one)")
+                        help="the teacher: model folder, hub name or shipped model "
+                             "(default: accurate, the 6-layer one)")
     parser.add_argument("--teacher", dest="teacher", help=argparse.SUPPRESS)
     add_raw(parser, required=True)
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder: OUT/labels and OUT/NAME (resumable)")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="output folder: OUT/labels and OUT/NAME (resumable)")
     parser.add_argument("--name", default="student", help="sub-folder of OUT for the student (default: student)")
     add_gold(parser, "dev", "dev_sentences", "report the student's and the teacher's F1", 500,
              old="--dev", old_sentences="--dev-sentences", many=True)
     parser.add_argument("--label-only", action="store_true", help="label the raw sample and stop")
     parser.add_argument("--no-label", action="store_true", help="train on the label chunks already in OUT/labels")
-    parser.add_argument("--no-pca-init", action="store_true", help="random word embeddings (default: PCA of the teacher's)")
+    parser.add_argument("--no-pca-init", action="store_true",
+                        help="random word embeddings (default: PCA of the teacher's)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     for name, (kind, text) in NUMERIC.items():

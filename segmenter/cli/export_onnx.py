@@ -26,8 +26,10 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(str(err)) from None
     out = Path(args.output) if args.output else segmenter.folder / ONNX_FILE
     if not os.access(out.parent if out.parent.exists() else Path("."), os.W_OK):
-        raise CLIError(f"cannot write {out}; pass -o FILE (and copy the model folder beside it: Segmenter.save_pretrained)")
+        raise CLIError(f"cannot write {out}; pass -o FILE "
+                       "(and copy the model folder beside it: Segmenter.save_pretrained)")
     export_onnx(segmenter, out, int8=args.int8)
     if not args.quiet:
-        print(f"wrote {out}" + ("" if out.parent == segmenter.folder else f"; Segmenter(engine='onnx') reads {ONNX_FILE} in the model folder"))
+        print(f"wrote {out}" + ("" if out.parent == segmenter.folder
+                                else f"; Segmenter(engine='onnx') reads {ONNX_FILE} in the model folder"))
     return 0

@@ -23,10 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--raw-lines", type=int, default=2000, help="raw lines read (default: 2000)")
     parser.add_argument("--gold", metavar="FILE", help="a *dev* gold file (never a test file)")
     parser.add_argument("--max-sentences", type=int, default=100, help="gold sentences that calibrate (default: 100)")
-    parser.add_argument("--eval-sentences", type=int, default=1000, help="gold sentences after those that evaluate (default: 1000)")
+    parser.add_argument("--eval-sentences", type=int, default=1000,
+                        help="gold sentences after those that evaluate (default: 1000)")
     parser.add_argument("--max-heads", type=int, default=12, help="heads kept in the profile (default: 12)")
     parser.add_argument("--report", action="store_true", help="print every head's AUC/F1 on --gold; write nothing")
-    parser.add_argument("--curve", metavar="N,N,…", help="with --gold: F1 after calibrating on each N sentences (0 = unsupervised, needs --raw)")
+    parser.add_argument("--curve", metavar="N,N,…",
+                        help="with --gold: F1 after calibrating on each N sentences (0 = unsupervised, needs --raw)")
     parser.add_argument("--out", metavar="PATH",
                         help="the profile file to write, or a folder to write segmenter_heads.json into "
                              "(default: MODEL/segmenter_heads.json)")
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.png:
             raise CLIError("--show needs --png FILE")
         if importlib.util.find_spec("matplotlib") is None:
-            raise CLIError("--show needs matplotlib, which is not installed: pip install 'segmenter[plot]'")
+            raise CLIError("--show needs matplotlib, which is not installed: pip install 'segmenter-heads[plot]'")
         if not Path(args.png).resolve().parent.is_dir():
             raise CLIError(f"--png {args.png}: its folder does not exist")
         from ..bench.head_picture import draw_heads
@@ -87,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     write_text_atomic(out, profile.to_json())
     print(f"{profile.source}: heads {profile.heads}")
     if gold and len(gold) > args.max_sentences:
-        print(f"word F1 on {Path(args.gold).name} sentences {args.max_sentences + 1}-{len(gold)}: {_f1(model, vocab, profile, gold[args.max_sentences:]):.4f}")
+        print(f"word F1 on {Path(args.gold).name} sentences {args.max_sentences + 1}-{len(gold)}: "
+              f"{_f1(model, vocab, profile, gold[args.max_sentences:]):.4f}")
     print(f"wrote {out}")
     return 0
 
@@ -113,7 +116,8 @@ def _make_profile(model, vocab, raw, calibration, args):
     from ..train.head_discovery import calibrate, discover_unsupervised
 
     if calibration:
-        return calibrate(model, vocab, calibration, f"calibrated on {Path(args.gold).name} ({len(calibration)} sentences)", args.max_heads)
+        return calibrate(model, vocab, calibration,
+                         f"calibrated on {Path(args.gold).name} ({len(calibration)} sentences)", args.max_heads)
     return discover_unsupervised(model, vocab, raw, args.max_heads)
 
 

@@ -5,9 +5,10 @@ Example (the table the embedded models ship: all of both files, 51.5 M Han chara
       --min-count 10 --out segmenter/models/default
 
 It also fits the unigram word model that the decoder adds per word (train/unigram.py: EM over
-the same text, --unigram-rounds; 0 leaves it out). Then `Segmenter(decode="words")` uses it (a model folder without it keeps `decode="threshold"`). Raw text only:
-never pass gold files. Counting 8 M characters takes one to two minutes on one core; all 59 M
-characters of both files take 19 minutes and 14 GB of memory.
+the same text, --unigram-rounds; 0 leaves it out). Then `Segmenter(decode="words")` uses it (a
+model folder without it keeps `decode="threshold"`). Raw text only: never pass gold files.
+Counting 8 M characters takes one to two minutes on one core; all 59 M characters of both files
+take 19 minutes and 14 GB of memory.
 """
 from __future__ import annotations
 
@@ -61,5 +62,6 @@ def run(args: argparse.Namespace) -> int:
     path = table.save(out)
     if not args.quiet:
         print(f"wrote {path}: {len(table):,} n-grams (n <= {args.max_n}, seen >= {args.min_count} times) from "
-              f"{table.info['chars']:,} Han characters{', with a unigram word model' if table.unigram else ''}, {path.stat().st_size / 2**20:.1f} MiB, {time.time() - started:.0f} s")
+              f"{table.info['chars']:,} Han characters{', with a unigram word model' if table.unigram else ''}, "
+              f"{path.stat().st_size / 2**20:.1f} MiB, {time.time() - started:.0f} s")
     return 0

@@ -65,13 +65,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sitting.add_argument("--threads", type=int, default=None,
                          help="torch CPU threads (default: torch's choice); on a machine shared with other jobs, "
                               "1 can be several times faster than oversubscribed cores")
-    sitting.add_argument("--eval-every", type=int, default=None, metavar="N", help="evaluate every N steps (default: 500)")
-    sitting.add_argument("--save-every", type=int, default=None, metavar="N", help="checkpoint every N steps (default: 1000)")
+    sitting.add_argument("--eval-every", type=int, default=None, metavar="N",
+                         help="evaluate every N steps (default: 500)")
+    sitting.add_argument("--save-every", type=int, default=None, metavar="N",
+                         help="checkpoint every N steps (default: 1000)")
     add_gold(sitting, "eval_gold", "eval_gold_limit", "report the best head's boundary AUC, write its profile", 200,
              old="--eval-gold", old_sentences="--eval-gold-limit")
     sitting.add_argument("--no-discover-heads", dest="discover_heads", action="store_false",
                          help="without --gold, do not run unsupervised head discovery at the end")
-    sitting.add_argument("--keep-checkpoints", type=int, default=None, metavar="N", help="checkpoints kept (default: 2)")
+    sitting.add_argument("--keep-checkpoints", type=int, default=None, metavar="N",
+                         help="checkpoints kept (default: 2)")
     sitting.add_argument("-q", "--quiet", action="store_true", help="no progress bar, warnings only")
     model = parser.add_argument_group("model and data (fixed once a run started)")
     for flag, kind, text in MODEL_OPTIONS:
@@ -81,8 +84,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         training.add_argument(flag, type=kind, default=None, help=text)
     training.add_argument("--objective", choices=("mlm", "electra"), default=None,
                           help="mlm (default), or electra: replaced-token detection with a small generator")
-    training.add_argument("--generator-hidden", type=int, default=None, help="electra: the generator's width (default: 64)")
-    training.add_argument("--rtd-weight", type=float, default=None, help="electra: weight of the detection loss (default: 50)")
+    training.add_argument("--generator-hidden", type=int, default=None,
+                          help="electra: the generator's width (default: 64)")
+    training.add_argument("--rtd-weight", type=float, default=None,
+                          help="electra: weight of the detection loss (default: 50)")
     training.add_argument("--no-bucketing", dest="bucketing", action="store_const", const=False, default=None,
                           help="random batches padded to their longest window (slower; for measuring)")
     training.add_argument("--full-logits", action="store_const", const=True, default=None,
@@ -91,7 +96,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _given_config(args: argparse.Namespace) -> dict:
     names = [flag[2:].replace("-", "_") for flag, _, _ in MODEL_OPTIONS + TRAINING_OPTIONS]
-    given = {name: getattr(args, name) for name in names + ["bucketing", "full_logits", "objective", "generator_hidden", "rtd_weight"]}
+    given = {name: getattr(args, name)
+             for name in names + ["bucketing", "full_logits", "objective", "generator_hidden", "rtd_weight"]}
     given["corpus"] = args.corpus
     return {k: v for k, v in given.items() if v is not None}
 
@@ -120,9 +126,9 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--gold {args.eval_gold}: no such file")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise CLIError(f"--out {args.out} is a file; give a folder")
-    positive = {"--eval-every": args.eval_every, "--save-every": args.save_every, "--keep-checkpoints": args.keep_checkpoints,
-                "--gold-sentences": args.eval_gold_limit, "--stop-after": args.stop_after, "--threads": args.threads,
-                "--minutes": args.minutes}
+    positive = {"--eval-every": args.eval_every, "--save-every": args.save_every,
+                "--keep-checkpoints": args.keep_checkpoints, "--gold-sentences": args.eval_gold_limit,
+                "--stop-after": args.stop_after, "--threads": args.threads, "--minutes": args.minutes}
     bad = [f"{flag} {value}" for flag, value in positive.items() if value is not None and value <= 0]
     if bad:
         raise CLIError(f"these must be positive: {', '.join(bad)}")
@@ -135,8 +141,8 @@ def run(args: argparse.Namespace) -> int:
                 raise CLIError("--raw is required (raw text files) unless --resume")
             config = PretrainConfig(**given)
         sitting = Sitting(
-            out=Path(args.out), resume=args.resume, minutes=args.minutes, stop_after=args.stop_after, device=args.device,
-            discover_heads=args.discover_heads, progress=not args.quiet, **_sitting_options(args),
+            out=Path(args.out), resume=args.resume, minutes=args.minutes, stop_after=args.stop_after,
+            device=args.device, discover_heads=args.discover_heads, progress=not args.quiet, **_sitting_options(args),
         )
         pretrain(config, sitting)
     except (ValueError, FileNotFoundError, FloatingPointError) as err:

@@ -9,7 +9,7 @@ Examples:
 Each output line holds the words of the input line of the same number, exactly as
 `segmenter FILE` writes them. On a cluster the inputs, the model folder and OUT_DIR must be
 reachable at the same paths from every node (shared storage), and segmenter installed there.
-Needs the extra: pip install "segmenter[ray]".
+Needs the extra: pip install "segmenter-heads[ray]".
 """
 from __future__ import annotations
 
@@ -20,18 +20,29 @@ from . import CLIError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="+", metavar="IN", help="input files or quoted glob patterns ('corpus/**/*.txt')")
-    parser.add_argument("out_dir", metavar="OUT_DIR", help="folder for the outputs: each input's path below the inputs' common folder")
-    parser.add_argument("--address", default=None, help="Ray cluster to join ('auto': the one this machine is in; default: start Ray here)")
-    parser.add_argument("--local-cpus", type=int, default=None, help="CPUs of the Ray started here (default: all cores)")
-    parser.add_argument("--format", choices=("text", "jsonl"), default="text", help="text: words joined by -d (default); jsonl: line and words")
-    parser.add_argument("-d", "--delimiter", default=" ", help="string between words in text output (default: one space)")
-    parser.add_argument("-m", "--model", default=None, help="model folder, hub name, or a shipped model: default (the embedded one), accurate")
+    parser.add_argument("inputs", nargs="+", metavar="IN",
+                        help="input files or quoted glob patterns ('corpus/**/*.txt')")
+    parser.add_argument("out_dir", metavar="OUT_DIR",
+                        help="folder for the outputs: each input's path below the inputs' common folder")
+    parser.add_argument("--address", default=None,
+                        help="Ray cluster to join ('auto': the one this machine is in; default: start Ray here)")
+    parser.add_argument("--local-cpus", type=int, default=None,
+                        help="CPUs of the Ray started here (default: all cores)")
+    parser.add_argument("--format", choices=("text", "jsonl"), default="text",
+                        help="text: words joined by -d (default); jsonl: line and words")
+    parser.add_argument("-d", "--delimiter", default=" ",
+                        help="string between words in text output (default: one space)")
+    parser.add_argument("-m", "--model", default=None,
+                        help="model folder, hub name, or a shipped model: default (the embedded one), accurate")
     parser.add_argument("-g", "--granularity", default="default", help="fine, default, coarse, or a number in [0, 1]")
-    parser.add_argument("--actors", type=int, default=None, help="segmenting actors (default: as many as the CPUs or GPUs allow)")
-    parser.add_argument("--cpus-per-actor", type=float, default=1.0, help="CPUs each actor reserves; also its torch threads (default: 1)")
-    parser.add_argument("--gpus-per-actor", type=float, default=0.0, help="GPUs each actor reserves; > 0 runs the model on CUDA (default: 0)")
-    parser.add_argument("--lines-per-batch", type=int, default=256, help="lines an actor segments at a time (default: 256)")
+    parser.add_argument("--actors", type=int, default=None,
+                        help="segmenting actors (default: as many as the CPUs or GPUs allow)")
+    parser.add_argument("--cpus-per-actor", type=float, default=1.0,
+                        help="CPUs each actor reserves; also its torch threads (default: 1)")
+    parser.add_argument("--gpus-per-actor", type=float, default=0.0,
+                        help="GPUs each actor reserves; > 0 runs the model on CUDA (default: 0)")
+    parser.add_argument("--lines-per-batch", type=int, default=256,
+                        help="lines an actor segments at a time (default: 256)")
     parser.add_argument("--batch-size", type=int, default=64, help="windows per forward pass (default: 64)")
     parser.add_argument(
         "--encoding-errors", choices=("strict", "replace"), default="strict",
@@ -71,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(message) from None
     logging.getLogger("segmenter").info(
         "%d files, %d lines, %d characters in %.1f s (%.0f chars/s, %d actors) -> %s",
-        report.files, report.lines, report.characters, report.seconds, report.chars_per_second, report.actors, args.out_dir,
+        report.files, report.lines, report.characters, report.seconds, report.chars_per_second, report.actors,
+        args.out_dir,
     )
     return 0

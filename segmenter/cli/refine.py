@@ -6,7 +6,7 @@ exact command):
       --chars 4000000 --out refined
 
 On your own domain, after `segmenter adapt`: `segmenter refine -m adapted --raw my_domain.txt --out refined`.
-Needs the training stack (pip install "segmenter[train]", torch first; "[onnx]" to export the
+Needs the training stack (pip install "segmenter-heads[train]", torch first; "[onnx]" to export the
 graph again). Raw text only: never pass gold (segmented) files.
 """
 from __future__ import annotations
@@ -22,8 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a one-head model: a folder or a shipped name (default: default)")
     add_raw(parser, required=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="the refined model folder (new or empty)")
-    parser.add_argument("--chars", type=int, default=4_000_000, help="raw characters labelled and trained on (default: 4,000,000)")
-    parser.add_argument("--mix", type=float, default=0.5, help="share of the pipeline's hard cut in each target (default: 0.5)")
+    parser.add_argument("--chars", type=int, default=4_000_000,
+                        help="raw characters labelled and trained on (default: 4,000,000)")
+    parser.add_argument("--mix", type=float, default=0.5,
+                        help="share of the pipeline's hard cut in each target (default: 0.5)")
     parser.add_argument("--lr", type=float, default=5e-4, help="learning rate (default: 5e-4)")
     parser.add_argument("--epochs", type=float, default=1.0, help="passes over the labelled text (default: 1)")
     parser.add_argument("--minutes", type=float, default=30.0, help="stop training after this long (default: 30)")
@@ -38,12 +40,13 @@ def run(args: argparse.Namespace) -> int:
     folder = model_folder(args.model)
     check_raw(args.raw)
     try:
-        config = RefineConfig(model=args.model or str(folder), raw=args.raw, out=args.out, chars=args.chars, mix=args.mix, lr=args.lr,
-                              epochs=args.epochs, minutes=args.minutes, seed=args.seed)
+        config = RefineConfig(model=args.model or str(folder), raw=args.raw, out=args.out, chars=args.chars,
+                              mix=args.mix, lr=args.lr, epochs=args.epochs, minutes=args.minutes, seed=args.seed)
         record = refine(config, threads=args.threads)
     except ValueError as err:
         raise CLIError(str(err)) from None
     if not args.quiet:
         print(f"wrote {args.out}: head refined on {record['label_chars']:,} raw characters "
-              f"(the pipeline moved {100 * record['pipeline_changed']:.1f}% of its cuts) in {record['minutes']:.1f} min")
+              f"(the pipeline moved {100 * record['pipeline_changed']:.1f}% of its cuts) "
+              f"in {record['minutes']:.1f} min")
     return 0

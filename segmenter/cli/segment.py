@@ -23,8 +23,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files (default: stdin; '-' is stdin)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
     parser.add_argument("-d", "--delimiter", default=" ", help="string between words (default: one space)")
-    parser.add_argument("-m", "--model", default=None, help="model folder, hub name, or a shipped model: default (the embedded one), accurate")
-    parser.add_argument("-g", "--granularity", default="default", help="fine, default, coarse, or a number in [0, 1]")
+    parser.add_argument("-m", "--model", default=None,
+                        help="model folder, hub name, or a shipped model: default (the embedded one), accurate")
+    parser.add_argument("-s", "--standard", default=None, choices=STANDARD_CHOICES,
+                        help="how words are written: general (the default), pku, msr or ud "
+                             "(README: Granularity and standards)")
+    parser.add_argument("-g", "--granularity", default="default",
+                        help="finer or coarser words within the standard: fine, default, coarse, or a number in [0, 1]")
     parser.add_argument("--batch-size", type=int, default=64, help="windows per forward pass (default: 64)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or mps (default: cpu)")
     parser.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
@@ -50,12 +55,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--conventions", choices=("default", "ascii", "off"), default="default",
         help="rules of numbers, counts and suffixes (README: Granularity and standards): default; ascii: "
-        "numbers in ASCII digits take their unit too (1997年, as PKU/MSR write it); off: the heads and word table alone",
+        "numbers in ASCII digits take their unit too (1997年, as PKU/MSR write it); "
+        "off: the heads and word table alone",
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (there is none unless stderr is a terminal)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress bar (there is none unless stderr is a terminal)")
 
 
-CONVENTION_CHOICES = {"default": {}, "ascii": {"ascii_digits": True}, "off": None}  # --conventions -> Conventions(**kwargs)
+STANDARD_CHOICES = ("general", "pku", "msr", "ud")  # levels.STANDARDS (not imported: --help stays light)
+# --conventions -> Conventions(**kwargs)
+CONVENTION_CHOICES = {"default": {}, "ascii": {"ascii_digits": True}, "off": None}
 
 
 def parse_granularity(value: str):
@@ -92,7 +101,8 @@ def atomic_output(path: str | None):
     rename would replace the device itself.
     """
     if path is None:
-        if getattr(sys.stdout, "encoding", "utf-8").lower() not in ("utf-8", "utf8") and hasattr(sys.stdout, "reconfigure"):
+        if (getattr(sys.stdout, "encoding", "utf-8").lower() not in ("utf-8", "utf8")
+                and hasattr(sys.stdout, "reconfigure")):
             sys.stdout.reconfigure(encoding="utf-8")  # input is read as UTF-8 whatever the locale: so is output
         with _write_errors("standard output", on_error=silence_stdout):
             yield sys.stdout
@@ -207,7 +217,7 @@ def mode_words(segmenter, lines: Iterable[str], mode: str) -> Iterator[list[str]
 
 
 def run(args: argparse.Namespace) -> int:
-    """Every line of every file through segmenter.scale.workers.segment_pieces: in this process, or
+    """Every line of every file through segmenter.parallel.segment_pieces: in this process, or
     in N worker processes with --workers N (the same output either way, in input order)."""
     files = args.files or ["-"]
     for path in files:  # fail before loading the model (and torch) when an input is missing
@@ -228,24 +238,27 @@ def run(args: argparse.Namespace) -> int:
 
     from concurrent.futures.process import BrokenProcessPool
 
-    from ..api import resolve_device
+    from ..api import Segmenter, resolve_device
     from ..conventions import Conventions
     from ..lines import write_pieces
     from ..model import ModelLoadError, resolve_model_folder
-    from ..scale.workers import WorkerSpec, segment_pieces
+    from ..parallel import WorkerSpec, segment_pieces
 
     show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
     try:
         resolve_device(args.device)  # fail here, not once in each worker
         spec = WorkerSpec(
             str(resolve_model_folder(args.model)), device=args.device, batch_size=args.batch_size,
-            granularity=parse_granularity(args.granularity), num_threads=args.threads,
+            granularity=parse_granularity(args.granularity), num_threads=args.threads, standard=args.standard,
             user_dictionary=user_dictionary if len(user_dictionary) else None,
-            conventions=None if CONVENTION_CHOICES[args.conventions] is None else Conventions(**CONVENTION_CHOICES[args.conventions]),
+            conventions=(None if CONVENTION_CHOICES[args.conventions] is None
+                         else Conventions(**CONVENTION_CHOICES[args.conventions])),
+            segmenter_class=Segmenter,
         )
         segmenter = spec.build() if args.workers == 1 else None  # load errors surface before any output
         if args.mode == "default":
-            words = segment_pieces(pieces, segmenter=segmenter, spec=spec, workers=args.workers, show_progress=show_progress)
+            words = segment_pieces(pieces, segmenter=segmenter, spec=spec, workers=args.workers,
+                                   show_progress=show_progress)
         else:  # search / full mode read whole lines
             words = ((line_words, True) for line_words in mode_words(segmenter, whole_lines(pieces), args.mode))
         with atomic_output(args.output) as out:
@@ -254,7 +267,8 @@ def run(args: argparse.Namespace) -> int:
     except (ModelLoadError, ValueError, TypeError) as err:  # raised in a worker, re-raised here
         raise CLIError(str(err)) from None
     except BrokenProcessPool:
-        raise CLIError("a worker process died (out of memory?); try fewer --workers or a smaller --batch-size") from None
+        raise CLIError("a worker process died (out of memory?); "
+                       "try fewer --workers or a smaller --batch-size") from None
     except BrokenPipeError:  # `segmenter --workers 4 big.txt | head`: stop quietly
         silence_stdout()
     return 0

@@ -38,14 +38,18 @@ NUMERIC = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-m", "--model", required=True, help="base model folder or hub name (e.g. from `segmenter convert-e5`)")
+    parser.add_argument("-m", "--model", required=True,
+                        help="base model folder or hub name (e.g. from `segmenter convert-e5`)")
     add_raw(parser, required=True)
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder: the model, rounds inside (resumable)")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="output folder: the model, rounds inside (resumable)")
     add_gold(parser, "dev", "dev_sentences", "report F1 per round, stop when it stops rising", 1000,
              old="--dev", old_sentences="--dev-sentences")
-    parser.add_argument("--calibrate", metavar="FILE", help="a *dev* gold file whose first sentences calibrate the teacher")
+    parser.add_argument("--calibrate", metavar="FILE",
+                        help="a *dev* gold file whose first sentences calibrate the teacher")
     parser.add_argument("--decode", choices=("words", "none"), default=None,
-                        help="pseudo-labels from word-level decoding with n-gram autonomy (words, default) or from thresholds alone (none)")
+                        help="pseudo-labels from word-level decoding with n-gram autonomy (words, default) "
+                             "or from thresholds alone (none)")
     parser.add_argument("--device", default="cpu", help="cpu or cuda (default: cpu)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
@@ -58,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..train.selftrain import SelftrainConfig, selftrain
 
-    files = [("--raw", p) for p in args.raw] + [(o, p) for o, p in (("--gold", args.dev), ("--calibrate", args.calibrate)) if p]
+    files = [("--raw", p) for p in args.raw] + [
+        (o, p) for o, p in (("--gold", args.dev), ("--calibrate", args.calibrate)) if p]
     for option, path in files:
         if not Path(path).is_file():
             raise CLIError(f"{option} {path}: no such file")
@@ -67,9 +72,11 @@ def run(args: argparse.Namespace) -> int:
     model = model_folder(args.model)
     if args.threads:
         torch.set_num_threads(args.threads)
-    given = {name: getattr(args, name) for name in (*NUMERIC, "decode", "dev_sentences") if getattr(args, name) is not None}
+    given = {name: getattr(args, name) for name in (*NUMERIC, "decode", "dev_sentences")
+             if getattr(args, name) is not None}
     known = {f.name for f in fields(SelftrainConfig)}
-    config = SelftrainConfig(model=str(model), raw=args.raw, out=args.out, dev=args.dev, calibrate=args.calibrate, device=args.device, **{k: v for k, v in given.items() if k in known})
+    config = SelftrainConfig(model=str(model), raw=args.raw, out=args.out, dev=args.dev, calibrate=args.calibrate,
+                             device=args.device, **{k: v for k, v in given.items() if k in known})
     if not 0.5 <= config.confidence < 1:
         raise CLIError(f"--confidence must be in [0.5, 1), got {config.confidence}")
     out = selftrain(config)

@@ -1,16 +1,17 @@
 """Ray Data adapter: segment corpora across the cores of a laptop or the nodes of a cluster.
 
-Needs the extra: `pip install "segmenter[ray]"`. Two ways in:
+Needs the extra: `pip install "segmenter-heads[ray]"`. Two ways in:
 
   * `SegmentBatch`, a callable class for Ray Data's `map_batches`: each actor loads the model
-    once and segments the `text` column of every batch it is given.
+    once and segments the `text` column of every batch it is given. Its `words` column holds a
+    plain Python list of str per row (Arrow list<string>), which write_json / write_parquet take.
 
         import ray
-        from segmenter.ray import SegmentBatch
-        ds = ray.data.read_text("corpus/*.txt")
+        from segmenter.scale.ray import SegmentBatch
+        ds = ray.data.read_text("corpus/")        # a folder or a list of files (no glob patterns)
         ds = ds.map_batches(SegmentBatch, fn_constructor_kwargs={"model": "path/to/model"},
-                            concurrency=4, num_cpus=1, batch_size=256)   # or num_gpus=1
-        ds.write_json("out/")                                          # rows: text, words
+                            concurrency=2, num_cpus=0.5, batch_size=256)   # or num_gpus=1
+        ds.write_json("out/")                                            # rows: text, words
 
   * `run_job` (the `segmenter ray` command): read files, segment, write one output file per
     input file with its lines in input order. It reads the bytes itself (`read_lines`)
@@ -18,12 +19,13 @@ Needs the extra: `pip install "segmenter[ray]"`. Two ways in:
     which would shift lines against the input; here a line is what `segmenter FILE` calls
     a line, so the outputs match the single-process command line for line.
 
-This module is `segmenter.ray`; it imports the real Ray with an absolute `import ray` inside
-each function (absolute imports never find this file), so importing segmenter never needs Ray.
+This module is `segmenter.scale.ray` (`segmenter.ray` only raises an ImportError naming it); it
+imports the real Ray with an absolute `import ray` inside each function, so importing segmenter
+never needs Ray.
 
 On 2 cores, actors that each take a whole CPU can leave the read tasks no CPU and the
 pipeline waits forever; `plan_actors` keeps one CPU free, and fractional CPUs
-(`num_cpus=0.5`) are fine: torch threads per actor follow the CPUs Ray assigned to it.
+(`num_cpus=0.5`) are fine: the threads of each actor follow the CPUs Ray assigned to it.
 """
 from __future__ import annotations
 
@@ -51,7 +53,7 @@ def require_ray():
         import ray
         import ray.data  # noqa: F401  (ray without the [data] extra has no pyarrow/pandas)
     except ImportError as err:
-        raise ImportError(f'segmenter.ray needs Ray Data: pip install "segmenter[ray]" ({err})') from None
+        raise ImportError(f'segmenter.scale.ray needs Ray Data: pip install "segmenter-heads[ray]" ({err})') from None
     return ray
 
 
@@ -93,7 +95,8 @@ class SegmentBatch:
         words_column: str = "words",
         delimiter: str | None = None,
     ):
-        from .workers import WorkerSpec
+        from ..api import Segmenter
+        from ..parallel import WorkerSpec
 
         if device == "auto":
             device = "cuda" if _assigned("GPU") > 0 else "cpu"
@@ -101,7 +104,7 @@ class SegmentBatch:
             num_threads = max(1, int(_assigned("CPU"))) if _assigned("CPU") else None
         self.segmenter = WorkerSpec(
             None if model is None else str(model), device=device, batch_size=batch_size, granularity=granularity,
-            window=window, overlap=overlap, num_threads=num_threads,
+            window=window, overlap=overlap, num_threads=num_threads, segmenter_class=Segmenter,
         ).build()
         self.text_column, self.words_column, self.delimiter = text_column, words_column, delimiter
 
@@ -111,8 +114,11 @@ class SegmentBatch:
         if self.delimiter is not None:
             column = np.array([join_words(w, self.delimiter) for w in words], dtype=object)
         else:
-            column = np.empty(len(words), dtype=object)  # one list per row (a ragged column)
-            column[:] = [np.array(w, dtype=object) for w in words] if words else []
+            # One plain list of str per row: Ray stores the column as Arrow list<string>. (Rows of
+            # numpy object arrays became a pickled tensor column that write_json crashed on.)
+            column = np.empty(len(words), dtype=object)
+            for row, row_words in enumerate(words):
+                column[row] = list(row_words)
         batch[self.words_column] = column
         return batch
 
@@ -125,7 +131,8 @@ def expand_inputs(patterns: list[str]) -> list[str]:
         matches = sorted(glob.glob(pattern, recursive=True)) if glob.has_magic(pattern) else [pattern]
         found.extend(m for m in matches if os.path.isfile(m))
         if not any(os.path.isfile(m) for m in matches):
-            raise FileNotFoundError(f"{pattern}: no such file" + (" (the pattern matches no file)" if glob.has_magic(pattern) else ""))
+            raise FileNotFoundError(f"{pattern}: no such file"
+                                    + (" (the pattern matches no file)" if glob.has_magic(pattern) else ""))
     return list(dict.fromkeys(os.path.abspath(p) for p in found))
 
 
@@ -304,7 +311,8 @@ def run_job(
     try:
         if actors is None:
             actors = plan_actors(ray.cluster_resources(), cpus_per_actor, gpus_per_actor)
-        logger.info("segmenting %d files with %d actors (%.2g CPU, %.2g GPU each)", len(files), actors, cpus_per_actor, gpus_per_actor)
+        logger.info("segmenting %d files with %d actors (%.2g CPU, %.2g GPU each)", len(files), actors, cpus_per_actor,
+                    gpus_per_actor)
         started = time.perf_counter()
         dataset = read_lines(files, errors).map_batches(
             SegmentBatch,

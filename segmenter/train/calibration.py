@@ -67,7 +67,8 @@ class Mixture:
     def _log_densities(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
         return np.stack(
-            [np.log(self.priors[k]) - np.log(self.stds[k]) - 0.5 * ((x - self.means[k]) / self.stds[k]) ** 2 for k in range(2)]
+            [np.log(self.priors[k]) - np.log(self.stds[k]) - 0.5 * ((x - self.means[k]) / self.stds[k]) ** 2
+             for k in range(2)]
         )
 
     def posterior(self, x: np.ndarray) -> np.ndarray:

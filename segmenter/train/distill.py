@@ -73,7 +73,8 @@ def teacher_segmenter(folder: str):
 
     teacher = Segmenter(folder, batch_size=64, engine="torch")  # torch: bfloat16 autocast below
     if len(teacher.profile.heads) != 1:
-        logger.info("teacher %s combines %d heads: the student learns the combined score", folder, len(teacher.profile.heads))
+        logger.info("teacher %s combines %d heads: the student learns the combined score", folder,
+                    len(teacher.profile.heads))
     return teacher
 
 
@@ -90,7 +91,8 @@ def label_raw(config: DistillConfig, teacher) -> tuple[list[str], Path]:
     return texts, folder
 
 
-def finished_labels(texts: list[str], folder: Path, profile: HeadProfile, max_chars: int | None = None) -> list[TextPlan]:
+def finished_labels(texts: list[str], folder: Path, profile: HeadProfile,
+                    max_chars: int | None = None) -> list[TextPlan]:
     """Plans (text, positions, junctions) with the teacher's combined score of every junction,
     for the chunks already on disk (a labelling job may still be writing later ones), in
     sample order, up to `max_chars` characters (whole chunks)."""
@@ -105,7 +107,8 @@ def finished_labels(texts: list[str], folder: Path, profile: HeadProfile, max_ch
         part = [TextPlan(t) for t in texts[start : start + CHUNK]]
         offsets = stored["offsets"]
         if len(offsets) != len(part) + 1 or any(len(p.junctions) != n for p, n in zip(part, np.diff(offsets))):
-            raise ValueError(f"{path} does not match the sample (other --chars/--seed/--raw?); delete {folder} to relabel")
+            raise ValueError(f"{path} does not match the sample (other --chars/--seed/--raw?); "
+                             f"delete {folder} to relabel")
         combined = profile.combine(stored["scores"].astype(np.float32))
         for p, lo, hi in zip(part, offsets[:-1], offsets[1:]):
             p.scores = combined[lo:hi]
@@ -156,10 +159,12 @@ def pca_embeddings(teacher_folder: Path, hidden: int) -> torch.Tensor:
     tensors = load_file(str(teacher_folder / "model.safetensors"))
     name = next((k for k in tensors if k.endswith("word_embeddings.weight")), None)
     if name is None:
-        raise ValueError(f"{teacher_folder}/model.safetensors has no word_embeddings.weight to initialise from; pass pca_init=False")
+        raise ValueError(f"{teacher_folder}/model.safetensors has no word_embeddings.weight to initialise from; "
+                         "pass pca_init=False")
     weights = tensors[name].float()
     if hidden > weights.shape[1]:
-        raise ValueError(f"hidden {hidden} exceeds the teacher's {weights.shape[1]}: PCA cannot add dimensions; pass pca_init=False")
+        raise ValueError(f"hidden {hidden} exceeds the teacher's {weights.shape[1]}: PCA cannot add dimensions; "
+                         "pass pca_init=False")
     centred = weights - weights.mean(0)
     _, _, vt = torch.linalg.svd(centred, full_matrices=False)
     projected = centred @ vt[:hidden].T  # (V, hidden)
@@ -176,10 +181,12 @@ def train_student(config: DistillConfig, plans: list[TextPlan], teacher_profile:
     model = make_student(config, vocab, teacher_folder)
     head = (config.layers - 1, 0)
     targets = soft_targets(plans, teacher_profile.threshold("default"), config.temperature, config.hard)
-    examples = make_examples(vocab, [p.text for p in plans], [p.positions for p in plans], targets, config.window, config.overlap)
+    examples = make_examples(vocab, [p.text for p in plans], [p.positions for p in plans], targets,
+                             config.window, config.overlap)
     # `epochs` passes over every label; `minutes` only caps the run (a cut run ends before the
     # learning rate has decayed: pick epochs that fit, from the chars/s of an earlier run).
-    stats = train_boundary_head(model, vocab, examples, head, torch.device("cpu"), config.minutes, config.epochs, config.lr, config.batch_size, config.seed)
+    stats = train_boundary_head(model, vocab, examples, head, torch.device("cpu"), config.minutes, config.epochs,
+                                config.lr, config.batch_size, config.seed)
     stats["epochs"] = config.epochs * stats["steps"] / max(1, stats["planned_steps"])
     stats["label_chars"] = sum(len(p.text) for p in plans)
     folder = Path(config.out) / config.name
@@ -213,7 +220,8 @@ def evaluate(folder: str | Path, dev: list[str], sentences: int, threads: int | 
         start = time.perf_counter()
         output = seg.segment_batch(texts)
         seconds = time.perf_counter() - start
-        results[Path(path).stem] = {"f1": score(gold, output).F1, "chars_per_s": sum(map(len, texts)) / seconds, "sentences": len(gold)}
+        results[Path(path).stem] = {"f1": score(gold, output).F1, "chars_per_s": sum(map(len, texts)) / seconds,
+                                    "sentences": len(gold)}
     return results
 
 
@@ -234,7 +242,8 @@ def weight_mb(folder: str | Path) -> float:
 
 def write_card(folder: Path, config: DistillConfig, stats: dict, dev: dict, teacher_dev: dict | None) -> None:
     rows = "\n".join(
-        f"| {name} | {r['f1']:.3f} | " + (f"{teacher_dev[name]['f1']:.3f} | {r['f1'] - teacher_dev[name]['f1']:+.3f}" if teacher_dev else "– | –")
+        f"| {name} | {r['f1']:.3f} | "
+        + (f"{teacher_dev[name]['f1']:.3f} | {r['f1'] - teacher_dev[name]['f1']:+.3f}" if teacher_dev else "– | –")
         + f" | {r['chars_per_s']:,.0f} |"
         for name, r in dev.items()
     )
@@ -247,10 +256,14 @@ the teacher's thresholds for fine/coarse. Weights in float16: {weight_mb(folder)
 
 ## Recipe
 Targets: the teacher's boundary score s at every Han-Han junction of {stats['label_chars']:,} characters of raw text
-(lines {config.min_line}-{config.max_line} characters, a seeded shuffle of {', '.join(Path(p).name for p in config.raw)}), as
-{1 - config.hard:.2f} * sigmoid(s / {config.temperature}) + {config.hard:.2f} * [s > 0], learned with the student's s as the logit
-of a binary cross-entropy (teacher read in bfloat16 autocast: {config.label_bf16}). No segmented text trained it. Word embeddings initialised from a PCA of the
-teacher's: {config.pca_init}. AdamW, lr {config.lr}, batch {config.batch_size} windows, {stats['epochs']:.2f} passes; {stats['steps']} steps,
+(lines {config.min_line}-{config.max_line} characters, a seeded shuffle of \
+{', '.join(Path(p).name for p in config.raw)}), as
+{1 - config.hard:.2f} * sigmoid(s / {config.temperature}) + {config.hard:.2f} * [s > 0], \
+learned with the student's s as the logit
+of a binary cross-entropy (teacher read in bfloat16 autocast: {config.label_bf16}). \
+No segmented text trained it. Word embeddings initialised from a PCA of the
+teacher's: {config.pca_init}. AdamW, lr {config.lr}, batch {config.batch_size} windows, \
+{stats['epochs']:.2f} passes; {stats['steps']} steps,
 {stats['chars_seen']:,} characters seen in {stats['minutes']:.1f} min (final loss {stats['final_loss']:.4f}).
 
 Command: `{config.command}`
@@ -280,7 +293,8 @@ def distill(config: DistillConfig, label: bool = True) -> Path | None:
     if label:
         texts, folder = label_raw(config, teacher_segmenter(config.teacher))
     else:
-        texts, folder = sample_lines(config.raw, config.chars, config.seed, config.min_line, config.max_line), Path(config.out) / "labels"
+        texts, folder = (sample_lines(config.raw, config.chars, config.seed, config.min_line, config.max_line),
+                         Path(config.out) / "labels")
     if config.label_only:
         return None
     plans = finished_labels(texts, folder, read_profile(teacher_folder), config.max_label_chars)
@@ -292,5 +306,6 @@ def distill(config: DistillConfig, label: bool = True) -> Path | None:
     teacher_dev = cached_evaluate(teacher_folder, config, Path(config.out) / "teacher_dev.json") if config.dev else None
     stats["wall_minutes"] = (time.monotonic() - started) / 60
     write_card(out, config, stats, dev, teacher_dev)
-    (out / "distill_metrics.json").write_text(json.dumps({"training": stats, "dev": dev, "teacher_dev": teacher_dev, "weight_mb": weight_mb(out)}, indent=2) + "\n")
+    (out / "distill_metrics.json").write_text(json.dumps({"training": stats, "dev": dev, "teacher_dev": teacher_dev,
+                                                          "weight_mb": weight_mb(out)}, indent=2) + "\n")
     return out

@@ -45,7 +45,8 @@ def signature_share(model, vocab, texts: list[str], heads: list[tuple[int, int]]
         for start in range(0, len(sequences), batch_size):
             batch = sequences[start : start + batch_size]
             ids, mask = collate(batch, vocab, pad_multiple=1)
-            attentions = reader.run(input_ids=torch.from_numpy(ids).to(device), attention_mask=torch.from_numpy(mask).to(device))
+            attentions = reader.run(input_ids=torch.from_numpy(ids).to(device),
+                                    attention_mask=torch.from_numpy(mask).to(device))
             for k, (layer, head) in enumerate(heads):
                 top = attentions[layer][:, reader.heads_by_layer[layer].index(head)].argmax(-1).cpu()  # (B, T)
                 for r, s in enumerate(batch):
@@ -57,7 +58,8 @@ def signature_share(model, vocab, texts: list[str], heads: list[tuple[int, int]]
     return hits / max(rows, 1)
 
 
-def profile_from_logistic(heads, features: np.ndarray, labels: np.ndarray, source: str, max_heads: int, l2: float = 1e-2, extra=None) -> HeadProfile:
+def profile_from_logistic(heads, features: np.ndarray, labels: np.ndarray, source: str, max_heads: int,
+                          l2: float = 1e-2, extra=None) -> HeadProfile:
     """Fit, keep the `max_heads` heads with the largest standardized weights, refit, and
     write the result as a profile on raw head scores (weights, bias, thresholds)."""
     first = fit_logistic(features, labels, l2=l2)
@@ -67,11 +69,13 @@ def profile_from_logistic(heads, features: np.ndarray, labels: np.ndarray, sourc
     weights, bias = final.raw_weights()
     logits = [float(np.log(p / (1 - p))) for p in GRANULARITY_PROBABILITIES]
     return HeadProfile(
-        heads=[heads[i] for i in keep], weights=weights.tolist(), bias=bias, thresholds=tuple(logits), source=source, extra=extra or {}
+        heads=[heads[i] for i in keep], weights=weights.tolist(), bias=bias, thresholds=tuple(logits), source=source,
+        extra=extra or {}
     )
 
 
-def discover_unsupervised(model, vocab, raw_texts: list[str], max_heads: int = 12, quantile: float = 0.3, max_n: int = 4) -> HeadProfile:
+def discover_unsupervised(model, vocab, raw_texts: list[str], max_heads: int = 12, quantile: float = 0.3,
+                          max_n: int = 4) -> HeadProfile:
     """Co-training against n-gram entropies of `raw_texts` (see the module docstring)."""
     heads = all_heads(model)
     sample = junction_sample(model, vocab, raw_texts, heads, batch_size=32)
@@ -101,7 +105,8 @@ def discover_signature(model, vocab, raw_texts: list[str]) -> HeadProfile:
     share = signature_share(model, vocab, raw_texts, heads)
     best = int(np.argmax(share))
     return HeadProfile(heads=[heads[best]], weights=[1.0], thresholds=(-1.0, 0.0, 1.0),
-                       source=f"unsupervised: strongest boundary signature ({share[best]:.2f}) on {len(raw_texts)} lines")
+                       source=f"unsupervised: strongest boundary signature ({share[best]:.2f}) "
+                              f"on {len(raw_texts)} lines")
 
 
 def calibrate(model, vocab, sentences: list[list[str]], source: str, max_heads: int = 12) -> HeadProfile:
@@ -110,7 +115,8 @@ def calibrate(model, vocab, sentences: list[list[str]], source: str, max_heads: 
     sample = gold_junctions(model, vocab, sentences, heads=heads)
     if sample.labels.all() or not sample.labels.any():
         raise ValueError("calibration needs sentences with both word boundaries and multi-character words")
-    return profile_from_logistic(heads, sample.scores.T, sample.labels.astype(float), source=source, max_heads=max_heads)
+    return profile_from_logistic(heads, sample.scores.T, sample.labels.astype(float), source=source,
+                                 max_heads=max_heads)
 
 
 def oracle(sample: JunctionSample, heads_in_profile: list[tuple[int, int]], gold: list[list[str]]) -> dict:
@@ -127,7 +133,8 @@ def oracle(sample: JunctionSample, heads_in_profile: list[tuple[int, int]], gold
             found[i] |= _spans(words)
     hits = sum(len(_spans(words) & f) for words, f in zip(gold, found))
     total = sum(len(words) for words in gold)
-    return {"junction_accuracy": float(any_right.mean()) if len(any_right) else float("nan"), "word_recall": hits / max(total, 1)}
+    return {"junction_accuracy": float(any_right.mean()) if len(any_right) else float("nan"),
+            "word_recall": hits / max(total, 1)}
 
 
 def _spans(words: list[str]) -> set[tuple[int, int]]:
@@ -135,25 +142,31 @@ def _spans(words: list[str]) -> set[tuple[int, int]]:
     return set(zip((ends - [len(w) for w in words]).tolist(), ends.tolist()))
 
 
-def calibrated_choice(folder, sentences: list[list[str]], source: str, max_heads: int = 12, **segmenter_options) -> tuple[HeadProfile, str, dict]:
+def calibrated_choice(folder, sentences: list[list[str]], source: str, max_heads: int = 12,
+                      **segmenter_options) -> tuple[HeadProfile, str, dict]:
     """The calibrated setting, never below the default on the sentences that calibrate.
 
-    Candidates: the folder's own profile at each named granularity (its threshold and its
-    conventions: fine is PKU/UD-like, coarse MSR-like), and a profile fitted on the gold
-    boundaries of `sentences` (calibrate(); it keeps the folder's runtime entry, so word
-    decoding still runs). The one with the best word F1 on `sentences` wins; a tie keeps the
-    folder's default. Returns (profile, granularity name, {candidate: F1}).
+    Candidates: the folder's own profile with each named standard (levels.STANDARDS: its
+    threshold and its conventions; the chosen one is written into the profile's runtime entry),
+    and a profile fitted on the gold boundaries of `sentences` (calibrate(); it keeps the
+    folder's runtime entry, so word decoding still runs). The one with the best word F1 on
+    `sentences` wins; a tie keeps the folder's default standard, listed first. Returns (profile,
+    granularity name, {candidate: F1}).
     """
     from dataclasses import replace
 
     from ..api import Segmenter
     from ..bench.evaluation import score
+    from ..levels import DEFAULT_STANDARD, STANDARDS
     from ..model import load_encoder, read_profile, resolve_model_folder
 
     folder = resolve_model_folder(folder)
     own = read_profile(folder)
     texts = ["".join(words) for words in sentences]
-    candidates: list[tuple[str, HeadProfile, str]] = [(name, own, name) for name in ("default", "fine", "coarse")] if own else []
+    own_standard = own.runtime.get("standard", DEFAULT_STANDARD) if own else DEFAULT_STANDARD
+    names = [own_standard] * isinstance(own_standard, str) + [name for name in STANDARDS if name != own_standard]
+    candidates: list[tuple[str, HeadProfile, str]] = [
+        (name, replace(own, runtime={**own.runtime, "standard": name}), "default") for name in names] if own else []
     model, vocab, _ = load_encoder(folder)
     try:
         fitted = calibrate(model, vocab, sentences, source, max_heads)

@@ -14,7 +14,8 @@ import numpy as np
 import torch
 
 from ..corpus import boundary_labels
-from ..junctions import TextPlan, score_texts, split_words, stacked_scores, word_ends
+from ..assembly import cut_ends, split_words
+from ..junctions import TextPlan, score_texts, stacked_scores
 from ..reader import HeadReader
 from ..vocab import CharVocab
 from ..windows import OVERLAP, WINDOW
@@ -111,7 +112,7 @@ def segment_sample(sample: JunctionSample, combined: np.ndarray, threshold: floa
     out, offset = [], 0
     for plan in sample.plans:
         n = len(plan.junctions)
-        out.append(split_words(plan.text, word_ends(plan, combined[offset : offset + n], threshold)))
+        out.append(split_words(plan.text, cut_ends(plan, combined[offset : offset + n] > threshold)))
         offset += n
     return out
 

@@ -41,7 +41,8 @@ def pretrain_card(info: dict) -> str:
     config = info["config"]
     data = info["data"]
     files = "\n".join(
-        f"- `{f['path']}` ({f['bytes']:,} bytes, sha1 of first MiB {f['sha1_first_mib'][:12]}…)" for f in data["files"]
+        f"- `{f['path']}` ({f['bytes']:,} bytes, sha1 of first MiB {f['sha1_first_mib'][:12]}…)"
+        for f in data["files"]
     )
     sittings = "\n".join(
         f"{i + 1}. `{s['command']}` — {s['device']}, {s['precision']}, steps {s['first_step']}→{s['last_step']}, "
@@ -101,7 +102,8 @@ def selftrain_card(config, best_round: int, history: list[dict], seconds: float)
     """The card of a self-trained model: recipe, command, one row per round, the base model."""
     rows = "\n".join(
         f"| {m['round']} | {m['teacher']} | {m['chars']:,} | {m['kept_share']:.2f} | {m['label_boundary_rate']:.3f} | "
-        f"{_fmt(m.get('teacher_dev', {}).get('f1'))} | {_fmt(m.get('dev', {}).get('auc'))} | {_fmt(m.get('dev', {}).get('f1'))} | "
+        f"{_fmt(m.get('teacher_dev', {}).get('f1'))} | {_fmt(m.get('dev', {}).get('auc'))} | "
+        f"{_fmt(m.get('dev', {}).get('f1'))} | "
         f"{m['training']['chars_seen']:,} | {_fmt(m['training']['final_loss'])} | {m['minutes']:.1f} |"
         for m in history
     )
@@ -109,7 +111,8 @@ def selftrain_card(config, best_round: int, history: list[dict], seconds: float)
     cached = sum(m.get("cached_label_chunks", 0) for m in history)
     base = base_card_body(config.model) or f"`{config.model}`"
     if config.calibrate:
-        teacher = f"a teacher calibrated on the first {config.calibrate_sentences} sentences of {Path(config.calibrate).name}"
+        teacher = (f"a teacher calibrated on the first {config.calibrate_sentences} sentences of "
+                   f"{Path(config.calibrate).name}")
     else:
         teacher = (
             "an unsupervised teacher: round 1 co-trains every head of the base model's lower "
@@ -117,12 +120,14 @@ def selftrain_card(config, best_round: int, history: list[dict], seconds: float)
             "later rounds read the previous student's boundary head"
         )
     if config.decode == "words":
-        teacher += f"; labels come from word-level decoding with n-gram autonomy (alpha {config.alpha}), every junction labelled"
+        teacher += (f"; labels come from word-level decoding with n-gram autonomy (alpha {config.alpha}), "
+                    "every junction labelled")
     else:
         teacher += f"; junctions with teacher probability >= {config.confidence} labelled, the rest ignored"
     card = f"""# segmenter self-trained model
 
-Made by `segmenter selftrain` (round {best_round} of {len(history)} kept{', chosen on ' + Path(config.dev).name if config.dev else ''}).
+Made by `segmenter selftrain` (round {best_round} of {len(history)} \
+kept{', chosen on ' + Path(config.dev).name if config.dev else ''}).
 The boundary is read from one attention head, (layer {config.student_layers - 1}, head {config.boundary_head}):
 s = log a[i, SEP] - log a[i, i+1], cut where s > 0 (granularity: s > -1.39 fine, s > 1.39 coarse,
 i.e. boundary probability 0.2 / 0.8). {config.student_layers} layers, weights stored in float16.
@@ -134,14 +139,18 @@ The model learned from raw text only, from {teacher}. Student: the base model's 
 binary cross-entropy.
 
 Command: `{config.command}`
-Wall time of this command: {seconds / 60:.1f} min ({config.device}){f"; {cached} chunk(s) of teacher scores were cached by an earlier sitting of the same command (OUT/round_N/labels) and read, not recomputed" if cached else ""}.
+Wall time of this command: {seconds / 60:.1f} min ({config.device}){f"; {cached} chunk(s) of teacher scores were "
+    "cached by an earlier sitting of the same command (OUT/round_N/labels) and read, not recomputed"
+    if cached else ""}.
 Characters trained on up to the kept round: {sum(m['training']['chars_seen'] for m in kept):,}.
 
-| round | teacher | raw chars | labels kept | label boundary rate | teacher dev F1 | head dev AUC | student dev F1 | chars trained | final loss | minutes |
+| round | teacher | raw chars | labels kept | label boundary rate | teacher dev F1 | head dev AUC | student dev F1 | \
+chars trained | final loss | minutes |
 |---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|
 {rows}
 
-Dev figures: first {config.dev_sentences} sentences of {Path(config.dev).name if config.dev else 'no dev file'} (boundary AUC of
+Dev figures: first {config.dev_sentences} sentences of \
+{Path(config.dev).name if config.dev else 'no dev file'} (boundary AUC of
 the head on Han-Han junctions; word F1). Test files were not used.
 
 ## Base model

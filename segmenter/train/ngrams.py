@@ -20,18 +20,8 @@ from typing import Iterable
 
 import numpy as np
 
-from ..text import HAN_CLASS
-from ..wordstats import code_points
-
-_HAN_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F), (0x3007, 0x3007), (0x25CB, 0x25CB)]
-assert "\u3007" in HAN_CLASS and "\u25cb" in HAN_CLASS  # the same Han definition as text.py
-
-
-def _han_mask(codepoints: np.ndarray) -> np.ndarray:
-    mask = np.zeros(len(codepoints), dtype=bool)
-    for lo, hi in _HAN_RANGES:
-        mask |= (codepoints >= lo) & (codepoints <= hi)
-    return mask
+from ..text import han_mask
+from ..wordstats import code_points, grouped_entropy
 
 
 class BranchingEntropy:
@@ -54,7 +44,7 @@ class BranchingEntropy:
     def from_texts(cls, texts: Iterable[str], max_n: int = 4) -> "BranchingEntropy":
         """Count n-grams (n <= max_n) of Han characters; lines are separated, never joined."""
         codepoints = code_points("\n".join(texts))
-        han = _han_mask(codepoints)
+        han = han_mask(codepoints)
         chars, ids = np.unique(np.where(han, codepoints, 0), return_inverse=True)
         if chars[0] != 0:  # no separator at all: make id 0 mean "separator" anyway
             chars, ids = np.concatenate([[0], chars]), ids + 1
@@ -68,8 +58,8 @@ class BranchingEntropy:
             before = np.concatenate([[0], ids[:-1]])[: len(codes)]
             grams = codes[valid]
             keys, counts = np.unique(grams, return_counts=True)
-            right = cls._grouped_entropy(keys, counts, grams, after[valid])
-            left = cls._grouped_entropy(keys, counts, grams, before[valid])
+            right = grouped_entropy(keys, counts, grams, after[valid])
+            left = grouped_entropy(keys, counts, grams, before[valid])
             tables[n] = (keys, counts.astype(np.int64), right.astype(np.float32), left.astype(np.float32))
         return cls(chars, tables)
 
@@ -84,21 +74,6 @@ class BranchingEntropy:
             codes = codes * base + part
             valid &= part > 0
         return codes, valid
-
-    @staticmethod
-    def _grouped_entropy(keys: np.ndarray, counts: np.ndarray, grams: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
-        """Entropy of the neighbour distribution of each n-gram: H = log T - sum(c log c) / T.
-
-        keys/counts: the sorted distinct grams and their counts; grams/neighbours: one entry per
-        occurrence. The (gram, neighbour) pairs are sorted, not coded as gram * base + neighbour:
-        that code overflows int64 for 4-grams once the text has more than 6,131 characters."""
-        order = np.lexsort((neighbours, grams))
-        g, nb = grams[order], neighbours[order]
-        starts = np.flatnonzero(np.concatenate([[True], (g[1:] != g[:-1]) | (nb[1:] != nb[:-1])]))
-        pair_counts = np.diff(np.append(starts, len(g)))
-        c_log_c = np.zeros(len(keys))
-        np.add.at(c_log_c, np.searchsorted(keys, g[starts]), pair_counts * np.log(pair_counts))
-        return np.log(counts) - c_log_c / counts
 
     # -- persistence ------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -120,7 +95,7 @@ class BranchingEntropy:
         index = np.searchsorted(self.chars, codepoints)
         index = np.clip(index, 0, max(len(self.chars) - 1, 0))
         known = (self.chars[index] == codepoints) if len(self.chars) else np.zeros(len(codepoints), bool)
-        return np.where(known & _han_mask(codepoints), index + 1, 0)
+        return np.where(known & han_mask(codepoints), index + 1, 0)
 
     def _lookup(self, n: int, ids: np.ndarray, starts: np.ndarray, side: int):
         """Entropy (H_r for side 0, H_l for side 1) and count of the n-grams at `starts`."""
@@ -153,7 +128,8 @@ class BranchingEntropy:
                 np.log1p(c_r),
                 np.log1p(c_l),
             ]
-        return np.stack(columns, axis=1).astype(np.float32) if len(cut_after) else np.zeros((0, 6 * self.max_n), np.float32)
+        return (np.stack(columns, axis=1).astype(np.float32) if len(cut_after)
+                else np.zeros((0, 6 * self.max_n), np.float32))
 
     # -- word autonomy (nVBE) -------------------------------------------------------------------
     def _variation_moments(self) -> dict[int, tuple[float, float, float, float]]:

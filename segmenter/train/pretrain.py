@@ -82,7 +82,8 @@ class Trainer:
             torch.set_num_threads(sitting.threads)
         checkpoint = io.latest_checkpoint(self.out)
         if not sitting.resume and (checkpoint is not None or (self.out / io.CURVE_FILE).exists()):
-            raise ValueError(f"{self.out} already holds a pretraining run; pass --resume to continue it, or choose another --out")
+            raise ValueError(f"{self.out} already holds a pretraining run; "
+                             "pass --resume to continue it, or choose another --out")
         saved = io.load_checkpoint_state(checkpoint) if sitting.resume else None
         if sitting.resume and saved is None:
             raise ValueError(f"--resume: {self.out} holds no checkpoint to resume from; start without --resume")
@@ -94,7 +95,8 @@ class Trainer:
         random.seed(config.seed)
         self.corpus = data.Corpus(config, CharVocab.from_folder(checkpoint) if saved else None)
         if saved is not None and saved["data"]["files"] != self.corpus.stats["files"]:
-            raise ValueError("the corpus files changed since the run started: the data order would differ; resume with the same files")
+            raise ValueError("the corpus files changed since the run started: the data order would differ; "
+                             "resume with the same files")
         self.vocab = self.corpus.vocab
         shape = (config.layers, config.hidden, config.heads, config.intermediate, config.max_length, config.dropout)
         self.encoder = new_encoder(bert_config(len(self.vocab), *shape, pad_id=self.vocab.pad_id))
@@ -147,7 +149,8 @@ class Trainer:
         if str(gold) in self.config.corpus:
             raise ValueError(f"--gold {gold} is also a --raw file: never train on gold text")
         if "test" in gold.name.lower():
-            logger.warning("--gold %s looks like a test file: pick heads on dev sentences, keep test for the end", gold.name)
+            logger.warning("--gold %s looks like a test file: pick heads on dev sentences, keep test for the end",
+                           gold.name)
         return read_gold(gold, limit=self.sitting.eval_gold_limit)
 
     def _update_sitting(self) -> None:
@@ -210,7 +213,8 @@ class Trainer:
             profile = best_head_profile(rows, self.sitting.eval_gold, len(self.gold))
             p.profile = asdict(profile) if profile else None
             if rows:
-                record.update(best_head=[rows[0]["layer"], rows[0]["head"]], best_auc=rows[0]["auc"], best_f1=rows[0]["f1"])
+                record.update(best_head=[rows[0]["layer"], rows[0]["head"]], best_auc=rows[0]["auc"],
+                              best_f1=rows[0]["f1"])
         p.loss_sum, p.loss_steps, p.last_eval = 0.0, 0, record
         io.append_curve(self.out, record)
         logger.info(
@@ -233,7 +237,8 @@ class Trainer:
             "rng": capture_rng(),
         }
         profile = HeadProfile(**p.profile) if p.profile else None
-        checkpoint = io.save_checkpoint(self.out, p.step, self.encoder, self.vocab, profile, state, self.sitting.keep_checkpoints)
+        checkpoint = io.save_checkpoint(self.out, p.step, self.encoder, self.vocab, profile, state,
+                                        self.sitting.keep_checkpoints)
         io.export_model(self.out, checkpoint)
         write_card(self.out, pretrain_card(self._card_info()))
         self.last_saved = p.step
@@ -275,7 +280,8 @@ class Trainer:
                     if p.step % LOG_EVERY == 0 or evaluate or save or self._should_stop():
                         steps, loss, rate = meter.flush()
                         p.loss_sum, p.loss_steps = p.loss_sum + loss * steps, p.loss_steps + steps
-                        bar.set_postfix(loss=f"{loss:.3f}", tok_s=f"{rate:,.0f}", lr=f"{self.scheduler.get_last_lr()[0]:.1e}")
+                        bar.set_postfix(loss=f"{loss:.3f}", tok_s=f"{rate:,.0f}",
+                                        lr=f"{self.scheduler.get_last_lr()[0]:.1e}")
                         bar.update(steps)
                     if evaluate:
                         self.evaluate()
@@ -287,7 +293,8 @@ class Trainer:
                 logger.info(
                     "stopping: %s; step %s, %s tokens seen; this sitting: %s tokens/s over %.0f s of training, "
                     "%.1f%% of the computed tokens were padding",
-                    reason, f"{p.step:,}", f"{p.tokens_seen:,}", f"{meter.rate():,.0f}", meter.seconds, 100 * meter.padding(),
+                    reason, f"{p.step:,}", f"{p.tokens_seen:,}", f"{meter.rate():,.0f}", meter.seconds,
+                    100 * meter.padding(),
                 )
                 if p.last_eval is None or p.last_eval["step"] != p.step:
                     self.evaluate()
@@ -342,7 +349,8 @@ class Meter:
 
     def add(self, loss: torch.Tensor, tokens: int, padded: int) -> None:
         self.losses.append(loss)
-        self.tokens, self.padded, self.interval_tokens = self.tokens + tokens, self.padded + padded, self.interval_tokens + tokens
+        self.tokens, self.padded, self.interval_tokens = (self.tokens + tokens, self.padded + padded,
+                                                          self.interval_tokens + tokens)
 
     def flush(self) -> tuple[int, float, float]:
         """-> (steps, mean loss, tokens/s) since the last flush."""

@@ -85,14 +85,17 @@ class PretrainConfig:
             problems.append("--span-mean and --max-span must be >= 1")
         if self.objective not in ("mlm", "electra"):
             problems.append(f"--objective must be mlm or electra, got {self.objective!r}")
-        elif self.objective == "electra" and (self.generator_hidden < 1 or self.generator_hidden % self.generator_heads):
+        elif self.objective == "electra" and (self.generator_hidden < 1
+                                              or self.generator_hidden % self.generator_heads):
             problems.append(
-                f"--generator-hidden {self.generator_hidden} must be a positive multiple of its {self.generator_heads} heads"
+                f"--generator-hidden {self.generator_hidden} must be a positive multiple of its "
+                f"{self.generator_heads} heads"
             )
         if self.pad_multiple < 1:
             problems.append(f"--pad-multiple must be >= 1, got {self.pad_multiple}")
         if self.batch_tokens < padded_length(self.max_length - 2, self.pad_multiple):
-            problems.append(f"--batch-tokens {self.batch_tokens} cannot hold one window of --max-length {self.max_length}")
+            problems.append(f"--batch-tokens {self.batch_tokens} cannot hold one window of "
+                            f"--max-length {self.max_length}")
         if self.lr <= 0 or self.weight_decay < 0 or self.clip_norm <= 0 or not 0 <= self.final_lr_ratio <= 1:
             problems.append("--lr and --clip-norm must be positive, --weight-decay >= 0, --final-lr-ratio in [0, 1]")
         if self.max_steps < 1 or self.warmup_steps < 0:
@@ -136,7 +139,8 @@ class Sitting:
 # Sitting options that a resumed run takes from the previous sitting unless given again: leaving
 # them out must not quietly switch bf16 to fp32 or stop the learning curve's gold evaluation.
 # (device is not among them: a run may move between machines.)
-CARRIED_OPTIONS = ("precision", "threads", "eval_every", "save_every", "eval_gold", "eval_gold_limit", "keep_checkpoints")
+CARRIED_OPTIONS = ("precision", "threads", "eval_every", "save_every", "eval_gold", "eval_gold_limit",
+                   "keep_checkpoints")
 
 
 def sitting_options(sitting: Sitting) -> dict:

@@ -273,12 +273,15 @@ class Corpus:
         started = time.time()
         counts, num_lines = scan_corpus(config.corpus, config.min_chars)
         if num_lines < 2:
-            raise ValueError(f"the corpus has {num_lines} usable line(s) of >= {config.min_chars} characters; need more text")
+            raise ValueError(f"the corpus has {num_lines} usable line(s) of >= {config.min_chars} characters; "
+                             "need more text")
         self.vocab = vocab or build_vocab(counts, config.vocab_size, config.min_count)
         heldout = choose_heldout(num_lines, config.eval_lines)
         table = id_table(self.vocab, counts)
-        self.train, self.heldout = encode_corpus(config.corpus, self.vocab, table, config.max_length - 2, heldout, config.min_chars)
-        self.plan = BatchPlan(self.train.lengths, config.batch_tokens, config.pad_multiple, config.seed, config.bucketing)
+        self.train, self.heldout = encode_corpus(config.corpus, self.vocab, table, config.max_length - 2, heldout,
+                                                 config.min_chars)
+        self.plan = BatchPlan(self.train.lengths, config.batch_tokens, config.pad_multiple, config.seed,
+                              config.bucketing)
         self.stats = {
             "files": corpus_fingerprint(config.corpus),
             "lines": num_lines,
@@ -295,7 +298,8 @@ class Corpus:
             ids, lengths = collate(self.heldout, indices, self.vocab, config.pad_multiple, config.max_length)
             self.eval_batches.append((*EVAL_MASKING.apply(ids, lengths, self.vocab, rng), lengths))
         logger.info(
-            "corpus: %s lines, %s characters (%.3f%% [UNK]), %s training windows, %s held-out lines; vocabulary %s (%.1fs)",
+            "corpus: %s lines, %s characters (%.3f%% [UNK]), %s training windows, %s held-out lines; "
+            "vocabulary %s (%.1fs)",
             f"{num_lines:,}", f"{self.stats['chars']:,}", 100 * self.stats["unk_rate"], f"{len(self.train):,}",
             f"{len(heldout):,}", len(self.vocab), time.time() - started,
         )

@@ -127,7 +127,8 @@ def plot_curve(out: Path) -> Path | None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        logger.info("matplotlib is not installed: no %s (pip install matplotlib); the JSONL has the numbers", CURVE_PLOT)
+        logger.info("matplotlib is not installed: no %s (pip install matplotlib); the JSONL has the numbers",
+                    CURVE_PLOT)
         return None
     tokens = [r["tokens_seen"] / 1e6 for r in records]
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))

@@ -24,7 +24,8 @@ from ..profile import HeadProfile
 
 
 def bert_config(
-    vocab_size: int, layers: int, hidden: int, heads: int, intermediate: int, max_length: int, dropout: float, pad_id: int
+    vocab_size: int, layers: int, hidden: int, heads: int, intermediate: int, max_length: int, dropout: float,
+    pad_id: int
 ):
     from transformers import BertConfig
 

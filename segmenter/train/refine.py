@@ -64,7 +64,7 @@ def pipeline_targets(segmenter, texts: list[str], mix: float) -> tuple[list, lis
     """Plans of `texts`, one target per model junction (NaN where the runtime never asks the
     head), and the share of Han junctions where the pipeline disagrees with s > threshold."""
     plans = segmenter.score_texts(texts, show_progress=False)
-    tokens = segmenter._tokens_batch(plans, "default")
+    tokens = segmenter.assemble(plans, "default")
     threshold = segmenter.profile.threshold("default")
     targets, changed, total = [], 0, 0
     for plan, words in zip(plans, tokens):
@@ -96,7 +96,8 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
         raise ValueError(f"--out {out} exists and is not empty")
     profile = read_profile(folder)
     if profile is None or len(profile.heads) != 1 or profile.weights != [1.0] or profile.bias != 0.0:
-        raise ValueError(f"{folder}: refine trains one head read alone (a distilled student's profile); this profile combines heads")
+        raise ValueError(f"{folder}: refine trains one head read alone (a distilled student's profile); "
+                         "this profile combines heads")
     if threads:
         torch.set_num_threads(threads)
     segmenter = Segmenter(folder, num_threads=threads)
@@ -136,7 +137,8 @@ def _write_folder(source: Path, out: Path, model, record: dict, had_onnx: bool) 
         earlier = extra.get("refine_earlier", []) + ([extra["refine"]] if "refine" in extra else [])
         record["round"] = len(earlier) + 1  # a refined model refined again keeps every round's record
         again = "" if record["round"] == 1 else f"again (round {record['round']}) "
-        data["source"] = f"{data.get('source', '')}; refined {again}on its own pipeline's words ({record['label_chars']:,} raw characters)"
+        data["source"] = (f"{data.get('source', '')}; refined {again}on its own pipeline's words "
+                          f"({record['label_chars']:,} raw characters)")
         if earlier:
             extra["refine_earlier"] = earlier
         extra["refine"] = record
@@ -152,7 +154,10 @@ def card_note(record: dict) -> str:
     return (
         f"## Refined on its own words{'' if record.get('round', 1) == 1 else ', round ' + str(record['round'])}\n"
         f"`segmenter refine` fine-tuned the head on {record['label_chars']:,} raw characters labelled by this\n"
-        f"model's own pipeline (word decoding, cohesive pairs, conventions; targets {1 - record['mix']:.2f} x its soft\n"
-        f"score + {record['mix']:.2f} x the pipeline's cut; lr {record['lr']}, {record['epochs']} pass; the pipeline moved\n"
-        f"{100 * record['pipeline_changed']:.1f}% of the head's cuts). No segmented text. Command: `{record['command']}`\n"
+        "model's own pipeline (word decoding, cohesive pairs, conventions; "
+        f"targets {1 - record['mix']:.2f} x its soft\n"
+        f"score + {record['mix']:.2f} x the pipeline's cut; lr {record['lr']}, {record['epochs']} pass; "
+        "the pipeline moved\n"
+        f"{100 * record['pipeline_changed']:.1f}% of the head's cuts). No segmented text. "
+        f"Command: `{record['command']}`\n"
     )

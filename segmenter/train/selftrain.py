@@ -98,7 +98,8 @@ def sample_lines(paths: list[str], chars: int, seed: int, min_line: int, max_lin
     return out
 
 
-def label_chunks(reader: HeadReader, texts: list[str], folder: Path, config: SelftrainConfig) -> tuple[list[TextPlan], int]:
+def label_chunks(reader: HeadReader, texts: list[str], folder: Path,
+                 config: SelftrainConfig) -> tuple[list[TextPlan], int]:
     """Teacher head scores of every text, cached per chunk so that an interrupted run resumes.
     Returns the plans and how many chunks came from the cache."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -259,7 +260,8 @@ def run_round(config: SelftrainConfig, current: Round, evidence: Evidence) -> di
         dev_table, dev_labels = gold_table(model, vocab, heads, dev, entropy, config)
         dev_logits = teacher.logits(dev_table)
         z = np.where(_decoded(dev_table, dev_logits, entropy, config), 1.0, -1.0) if decode else dev_logits
-        metrics["teacher_dev"] = {"auc": auc(dev_logits, dev_labels), "f1": word_f1(JunctionSample(None, None, heads, dev_table.plans), z, dev, 0.0)}
+        metrics["teacher_dev"] = {"auc": auc(dev_logits, dev_labels),
+                                  "f1": word_f1(JunctionSample(None, None, heads, dev_table.plans), z, dev, 0.0)}
     del model, reader
     if decode:  # every junction gets the decoded label: the decoding is the teacher's best guess
         decided = _decoded(table, logits, entropy, config)
@@ -267,16 +269,21 @@ def run_round(config: SelftrainConfig, current: Round, evidence: Evidence) -> di
     else:
         targets = confident_targets(table, logits, config.confidence)
     kept = np.concatenate([t[~np.isnan(t)] for t in targets])
-    metrics.update(junctions=len(logits), kept_share=len(kept) / max(1, len(logits)), label_boundary_rate=float(kept.mean()) if len(kept) else None)
+    metrics.update(junctions=len(logits), kept_share=len(kept) / max(1, len(logits)),
+                   label_boundary_rate=float(kept.mean()) if len(kept) else None)
 
-    student, vocab, _ = load_encoder(current.student_source, _lower_layers(current.student_source, current.student_layers), device)
-    examples = make_examples(vocab, [p.text for p in plans], [p.positions for p in plans], targets, config.window, config.overlap)
-    metrics["training"] = train_boundary_head(student, vocab, examples, current.head, device, config.minutes, config.epochs, config.lr, config.batch_size, config.seed + current.number)
+    student, vocab, _ = load_encoder(current.student_source,
+                                     _lower_layers(current.student_source, current.student_layers), device)
+    examples = make_examples(vocab, [p.text for p in plans], [p.positions for p in plans], targets,
+                             config.window, config.overlap)
+    metrics["training"] = train_boundary_head(student, vocab, examples, current.head, device, config.minutes,
+                                              config.epochs, config.lr, config.batch_size, config.seed + current.number)
     if dev is not None:
         metrics["dev"] = evaluate_student(student, vocab, current.head, dev)
     from .pretrain_io import save_model_folder
 
-    save_model_folder(current.folder / "model", student, vocab, student_profile(current.head, config, current.number, teacher))
+    save_model_folder(current.folder / "model", student, vocab,
+                      student_profile(current.head, config, current.number, teacher))
     metrics["minutes"] = (time.monotonic() - t0) / 60
     write_text_atomic(current.folder / "metrics.json", json.dumps(metrics, indent=2) + "\n")
     with open(Path(config.out) / "curve.jsonl", "a", encoding="utf-8") as handle:
@@ -292,11 +299,13 @@ def save_half(source: Path, target: Path) -> None:
     save_file(tensors, str(target), metadata={"format": "pt"})
 
 
-def _decoded(table: JunctionTable, logits: np.ndarray, entropy: BranchingEntropy, config: SelftrainConfig) -> np.ndarray:
+def _decoded(table: JunctionTable, logits: np.ndarray, entropy: BranchingEntropy,
+             config: SelftrainConfig) -> np.ndarray:
     """Word-level decoding of every text of the table: cut decisions, in table order."""
     offsets = table.offsets
     return np.concatenate(
-        [decode_words(plan, logits[lo:hi], entropy, config.alpha) for plan, lo, hi in zip(table.plans, offsets[:-1], offsets[1:])]
+        [decode_words(plan, logits[lo:hi], entropy, config.alpha)
+         for plan, lo, hi in zip(table.plans, offsets[:-1], offsets[1:])]
     ) if table.plans else np.zeros(0, dtype=bool)
 
 

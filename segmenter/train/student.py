@@ -34,7 +34,8 @@ class Example:
     targets: np.ndarray  # (n - 1,) float32, NaN = no label
 
 
-def make_examples(vocab: CharVocab, texts: list[str], positions: list[np.ndarray], targets: list[np.ndarray], window: int, overlap: int) -> list[Example]:
+def make_examples(vocab: CharVocab, texts: list[str], positions: list[np.ndarray], targets: list[np.ndarray],
+                  window: int, overlap: int) -> list[Example]:
     """Cut each labelled text into windows; a junction keeps its label in every window that
     holds both of its characters."""
     examples = []
@@ -122,7 +123,8 @@ def train_boundary_head(
         seen += int(lengths.sum())
         if progress is not None:
             progress.update(1)
-            progress.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}", chars_s=f"{seen / (time.monotonic() - start):.0f}")
+            progress.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}",
+                                 chars_s=f"{seen / (time.monotonic() - start):.0f}")
     if progress is not None:
         progress.close()
     model.eval()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..decoding import WordDecoding, best_words
 from ..junctions import TextPlan
 from .calibration import LinearScore, Mixture, fit_logistic, fit_mixture
 from .ngrams import BranchingEntropy
@@ -64,7 +65,8 @@ class Teacher:
     def _combined(self, table: JunctionTable) -> np.ndarray:
         h = self.head_score(table.heads)
         e = BranchingEntropy.entropy_sum(table.ngrams)
-        return (h - self.head_moments[0]) / self.head_moments[1] + (e - self.entropy_moments[0]) / self.entropy_moments[1]
+        return ((h - self.head_moments[0]) / self.head_moments[1]
+                + (e - self.entropy_moments[0]) / self.entropy_moments[1])
 
 
 def fit_unsupervised(table: JunctionTable, quantile: float = 0.3) -> Teacher:
@@ -88,7 +90,8 @@ def fit_unsupervised(table: JunctionTable, quantile: float = 0.3) -> Teacher:
 
 def fit_calibrated(table: JunctionTable, labels: np.ndarray, source: str, l2: float = 1e-2) -> Teacher:
     """Logistic regression on both views against gold boundaries of a few dev sentences."""
-    return Teacher(kind=f"calibrated on {source}", joint_score=fit_logistic(table.features(), labels.astype(float), l2=l2))
+    return Teacher(kind=f"calibrated on {source}",
+                   joint_score=fit_logistic(table.features(), labels.astype(float), l2=l2))
 
 
 def confident_targets(table: JunctionTable, logits: np.ndarray, confidence: float) -> list[np.ndarray]:
@@ -110,19 +113,23 @@ def confident_targets(table: JunctionTable, logits: np.ndarray, confidence: floa
     return out
 
 
-def decode_words(plan: TextPlan, logits: np.ndarray, entropy: BranchingEntropy, alpha: float = 1.0, max_word: int = 8, unseen: float = -2.0) -> np.ndarray:
+def decode_words(plan: TextPlan, logits: np.ndarray, entropy: BranchingEntropy, alpha: float = 1.0, max_word: int = 8,
+                 unseen: float = -2.0) -> np.ndarray:
     """Word-level decoding: the segmentation of each Han run that maximizes
 
         sum over words w of  alpha * A(w) * len(w)      (A: n-gram autonomy, ngrams.py)
       + sum over junctions of  +z/2 if cut, -z/2 if not   (z: the teacher's boundary logit)
 
-    by dynamic programming over word ends. Junction-by-junction thresholds let a word's two
-    ends disagree about it; here the corpus's sense of which strings are words (autonomy, for
-    words up to entropy.max_n characters; longer ones get none) arbitrates. Returns the cut
-    decision of every junction of the plan (bool, in plan.junctions order).
+    by dynamic programming over word ends (decoding.best_words; the same best segmentation as
+    scoring each cut junction z and each uncut one 0). Junction-by-junction thresholds let a
+    word's two ends disagree about it; here the corpus's sense of which strings are words
+    (autonomy, for words up to entropy.max_n characters; longer ones get none) arbitrates.
+    Returns the cut decision of every junction of the plan (bool, in plan.junctions order).
     """
+    words = WordDecoding(alpha=alpha, unseen=unseen, max_len=max_word)  # its word_values: alpha, unseen
     cut = np.zeros(len(plan.junctions), dtype=bool)
     text_of_junction = plan.positions[plan.junctions]
+    runs = []  # (run, its junctions, their logits), decoded together below
     for run in plan.runs:
         n = run.end - run.start
         if run.kind != "han" or n < 2:
@@ -132,24 +139,17 @@ def decode_words(plan: TextPlan, logits: np.ndarray, entropy: BranchingEntropy, 
         if len(z) != n - 1:  # marks attached inside the run: leave it to the logits
             cut[members] = z > 0
             continue
-        zsum = np.concatenate([[0.0], np.cumsum(z)])
-        autonomy = entropy.autonomy(plan.text[run.start : run.end])
-        word = np.where(np.isnan(autonomy), unseen, autonomy)
-        word[:, 0] = np.where(np.isnan(autonomy[:, 0]), 0.0, autonomy[:, 0])  # unseen single characters: neutral
-        best = np.full(n + 1, -np.inf)
-        best[0] = 0.0
-        back = np.zeros(n + 1, dtype=np.int64)
-        for end in range(1, n + 1):
-            closing = z[end - 1] / 2 if end < n else 0.0
-            for length in range(1, min(max_word, end) + 1):
-                start = end - length
-                lexical = alpha * (word[start, length - 1] if length <= entropy.max_n else 0.0) * length
-                value = best[start] + lexical - (zsum[end - 1] - zsum[start]) / 2 + closing
-                if value > best[end]:
-                    best[end], back[end] = value, length
-        end = n
-        while end > 0:
-            if end < n:
-                cut[members[end - 1]] = True
-            end -= back[end]
+        runs.append((run, members, z))
+    if not runs:
+        return cut
+    sizes = np.array([run.end - run.start for run, _, _ in runs])
+    gains, autonomy = np.zeros((len(runs), sizes.max())), np.zeros((len(runs), sizes.max(), max_word))
+    known = min(max_word, entropy.max_n)  # longer words: autonomy 0, not NaN (which is `unseen`)
+    for r, (run, _, z) in enumerate(runs):
+        gains[r, : len(z)] = z
+        autonomy[r, : len(z) + 1, :known] = entropy.autonomy(plan.text[run.start : run.end])[:, :known]
+    room = np.maximum(sizes[:, None] - np.arange(sizes.max())[None, :], 0)  # characters left in the run
+    ends = best_words(gains, words.word_values(autonomy, room), sizes)
+    for r, (_, members, _) in enumerate(runs):
+        cut[members] = ends[r, : len(members)]
     return cut

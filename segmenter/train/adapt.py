@@ -28,13 +28,13 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .corpus import iter_raw_lines
-from .files import staged_folder
-from .model import check_folder, embedded_model_path, read_profile, resolve_model_folder
-from .profile import PROFILE_FILE
-from .text import HAN_RE
-from .train.model_card import append_card_section
-from .wordstats import TABLE_FILE, WordTable
+from ..corpus import iter_raw_lines
+from ..files import staged_folder
+from ..model import check_folder, embedded_model_path, read_profile, resolve_model_folder
+from ..profile import PROFILE_FILE
+from ..text import HAN_RE
+from ..wordstats import TABLE_FILE, TABLE_REFERENCE, WordTable, table_path
+from .model_card import append_card_section
 
 # (Han characters of the raw text at least, min_count): strings seen this often are added. Dev:
 # msr_dev (420 k) best at 2; ud_gsdsimp_dev (20 k) lost F1 below 5 and was unchanged from 5 up.
@@ -83,7 +83,8 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     lines = list(iter_raw_lines(raw))
     if not any(HAN_RE.search(line) for line in lines):
         raise ValueError(f"the raw text ({', '.join(map(str, raw))}) holds no Han characters: nothing to adapt to")
-    shipped = WordTable.load(base) if (base / TABLE_FILE).is_file() else None
+    shipped_path = table_path(base, profile.runtime)
+    shipped = WordTable.load(shipped_path) if shipped_path is not None else None
     max_n = max_n or (shipped.max_n if shipped is not None else 6)
     # min_count=1 here: pruning happens in the combination, so the count rule is in one place.
     domain = WordTable.from_texts(lines, max_n=max_n, min_count=1)
@@ -104,7 +105,8 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     adapted = replace(
         profile, source=f"{profile.source}; word table adapted to {chars:,} characters of raw text",
         extra={**profile.extra, "adapt": record},
-        runtime={**profile.runtime, "decode": "words"},  # the new table is only read by word decoding
+        # the new table is its own (no reference to another folder's) and only word decoding reads it
+        runtime={**{k: v for k, v in profile.runtime.items() if k != TABLE_REFERENCE}, "decode": "words"},
     )
     _write_folder(base, out, table, adapted, record)
     return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started)

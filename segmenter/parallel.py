@@ -8,6 +8,8 @@ once (an initializer), then takes chunks of lines and sends back their words.
 Design choices, each for a failure seen elsewhere:
   * 'spawn' start method: torch's thread pools and fork do not mix (forked children can hang
     on a lock held by a thread that was not copied). Spawned workers import segmenter afresh.
+  * The WorkerSpec carries the Segmenter class itself (pickled by reference: unpickling it in
+    a worker imports its module), so this module never imports api.py, which imports it.
   * ProcessPoolExecutor, not multiprocessing.Pool: a worker killed by the OOM killer makes
     the executor raise BrokenProcessPool; Pool would wait forever for the lost chunk.
   * Bounded in-flight chunks (submit + deque, not Pool.imap, whose feeder thread reads the
@@ -29,27 +31,16 @@ import os
 import signal
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from ..conventions import DEFAULT_CONVENTIONS
-from ..lines import chunked, line_pieces, read_file_lines
-from ..profile import HeadProfile
+from .conventions import DEFAULT_CONVENTIONS
+from .cores import threads_per_worker
+from .lines import chunked, line_pieces, read_file_lines
+from .profile import HeadProfile
 
 CHUNK_LINES = 512  # lines per task: enough to fill batches of windows, small enough to stream
 CHUNK_CHARS = 65_536  # ... or fewer lines when they hold this many characters: memory per task stays flat
-
-
-def available_cores() -> int:
-    """Cores this process may run on (the affinity mask in containers and under taskset)."""
-    with contextlib.suppress(AttributeError, OSError):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
-
-
-def threads_per_worker(workers: int, cores: int | None = None) -> int:
-    """Torch threads for each of `workers` processes so that together they do not oversubscribe."""
-    return max(1, (cores or available_cores()) // workers)
 
 
 @dataclass(frozen=True)
@@ -57,6 +48,8 @@ class WorkerSpec:
     """Everything a worker needs to build the same Segmenter as the parent (picklable)."""
 
     model: str | None
+    # The class to build (api.Segmenter, or the parent's subclass): WorkerSpec.of takes the parent's.
+    segmenter_class: type = field(kw_only=True)
     profile: HeadProfile | None = None
     device: str = "cpu"
     batch_size: int = 64
@@ -70,6 +63,7 @@ class WorkerSpec:
     decode: str | None = None  # the parent's decoder (api.py; None: the profile's), so workers cut the same words
     conventions: object | None = DEFAULT_CONVENTIONS  # the parent's conventions (None: off), likewise
     word_decoding: object | None = None  # the parent's decoder weights (None: the defaults)
+    standard: object | None = None  # the parent's standard (levels.Standard; None: the model's default)
 
     @classmethod
     def of(cls, segmenter, num_threads: int | None = None) -> "WorkerSpec":
@@ -78,16 +72,15 @@ class WorkerSpec:
             segmenter.granularity, segmenter.window, segmenter.overlap, num_threads,
             getattr(segmenter, "user_dictionary", None), segmenter.engine, getattr(segmenter, "decode", "threshold"),
             getattr(segmenter, "conventions", DEFAULT_CONVENTIONS), getattr(segmenter, "word_decoding", None),
+            getattr(segmenter, "standard", None), segmenter_class=type(segmenter),
         )
 
     def build(self):
-        from ..api import Segmenter
-
         sizes = {k: v for k, v in (("window", self.window), ("overlap", self.overlap)) if v is not None}
-        segmenter = Segmenter(
+        segmenter = self.segmenter_class(
             self.model, profile=self.profile, device=self.device, batch_size=self.batch_size,
             num_threads=self.num_threads, granularity=self.granularity, engine=self.engine, decode=self.decode,
-            conventions=self.conventions, **sizes,
+            conventions=self.conventions, **sizes, **({} if self.standard is None else {"standard": self.standard}),
         )
         if self.word_decoding is not None:
             segmenter.word_decoding = self.word_decoding
@@ -189,8 +182,9 @@ def segment_lines(
     return _gather_lines(_segment_pieces(pieces, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress))
 
 
-def segment_pieces(pieces: Iterable[tuple[str, bool]], *, segmenter=None, spec: WorkerSpec | None = None, workers: int = 1,
-                   chunk_lines: int = CHUNK_LINES, max_in_flight: int | None = None, show_progress: bool | None = None):
+def segment_pieces(pieces: Iterable[tuple[str, bool]], *, segmenter=None, spec: WorkerSpec | None = None,
+                   workers: int = 1, chunk_lines: int = CHUNK_LINES, max_in_flight: int | None = None,
+                   show_progress: bool | None = None):
     """(words, ends_line) for (text, ends_line) pieces (lines.iter_pieces), in order: what the
     CLI streams, so that a line of any length goes through in bounded memory."""
     spec = _checked_spec(segmenter, spec, workers, chunk_lines)
@@ -207,7 +201,7 @@ def _gather_lines(pieces):
 
 
 def _segment_pieces(pieces, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress):
-    from ..reader import progress_enabled
+    from .reader import progress_enabled
 
     progress = None
     if progress_enabled(show_progress):
@@ -239,7 +233,8 @@ def _segment_pieces(pieces, segmenter, spec, workers, chunk_lines, max_in_flight
             progress.close()
 
 
-def segment_files(paths: Iterable[str | os.PathLike], *, errors: str = "strict", **options) -> Iterator[tuple[str, list[str]]]:
+def segment_files(paths: Iterable[str | os.PathLike], *, errors: str = "strict",
+                  **options) -> Iterator[tuple[str, list[str]]]:
     """(path, words) for every line of every file, in order; options as in segment_lines."""
     owners: deque = deque()  # the file of each line in flight
 

@@ -1,0 +1,101 @@
+"""The named standards and the choice of the general default, on six dev files.
+
+Word F1 of the embedded model on the first N sentences of each dev file (news: pku_dev, msr_dev,
+ud_gsdsimp_dev; other domains and annotators: weibo_dev, novel_dev, derm_dev; fewer where a file
+is shorter), for jieba, each named standard (levels.STANDARDS) and each candidate for the
+general default: the switches of levels.Rules that no single corpus settles (names whole or
+split, suffixes, counts, 2+1 pairs by the unigram model) at the default threshold. The general
+standard is the candidate with the best mean F1 among those with no file below jieba, means
+within TIE of each other counting as ties that the worst file's margin over jieba settles.
+Dev files only; the heads are read once and each row re-assembles the words (assembly.py).
+
+    python benchmarks/standards_dev.py      # writes benchmarks/results/standards_dev.md
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from segmenter.api import Segmenter  # noqa: E402
+from segmenter.bench.evaluation import score  # noqa: E402
+from segmenter.corpus import read_gold  # noqa: E402
+from segmenter.levels import JOIN3_LOGP, STANDARDS, Standard  # noqa: E402
+
+GOLD = ROOT.parent / "shared" / "corpora" / "gold"
+TIE = 0.001  # mean F1 closer than this is a tie (noise), settled by the worst file's margin over jieba
+DEV = ("pku_dev", "msr_dev", "ud_gsdsimp_dev", "weibo_dev", "novel_dev", "derm_dev")
+
+
+def candidates() -> list[Standard]:
+    """The general default's candidates: PKU's rules with the switches no corpus settles."""
+    pku = STANDARDS["pku"]
+    out = []
+    for surnames, coarse_suffixes, counts, join3 in itertools.product((True, False), (False, True), ("default", "fine"),
+                                                                      (None, JOIN3_LOGP)):
+        rules = replace(pku.rules, split_surnames=surnames, coarse_suffixes=coarse_suffixes, counts=counts,
+                        join3_logp=join3)
+        name = (f"names {'split' if surnames else 'whole'}, {'all' if coarse_suffixes else 'PKU'} suffixes, "
+                f"counts {counts}, 2+1 by model {'on' if join3 else 'off'}")
+        out.append(replace(pku, name=name, rules=rules))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sentences", type=int, default=1300, help="first N sentences of each dev file")
+    parser.add_argument("--markdown", default=str(ROOT / "benchmarks" / "results" / "standards_dev.md"))
+    args = parser.parse_args()
+    import jieba
+
+    jieba.setLogLevel(60)
+    started = time.time()
+    seg = Segmenter(num_threads=None)
+    gold = {name: read_gold(GOLD / f"{name}.txt", args.sentences) for name in DEV}
+    texts = {name: ["".join(words) for words in sentences] for name, sentences in gold.items()}
+    plans = {name: seg.score_texts(texts[name], show_progress=False) for name in DEV}
+
+    def f1s(standard: Standard) -> list[float]:
+        seg.standard = standard
+        return [score(gold[n], [[t.word for t in ts] for ts in seg.assemble(plans[n])]).F1 for n in DEV]
+
+    jieba_f1 = [score(gold[n], [jieba.lcut(t) for t in texts[n]]).F1 for n in DEV]
+    rows = [("jieba", jieba_f1)] + [(f"standard `{s.name}`", f1s(s)) for s in STANDARDS.values()]
+    tried = [(s.name, f1s(s)) for s in candidates()]
+    worst = {name: min(a - b for a, b in zip(f, jieba_f1)) for name, f in tried}
+    fair = [(name, f) for name, f in tried if worst[name] >= 0] or tried
+    top = max(sum(f) / len(f) for _, f in fair)
+    best = max((row for row in fair if sum(row[1]) / len(row[1]) >= top - TIE), key=lambda row: worst[row[0]])
+
+    def line(label, f):
+        diff = [a - b for a, b in zip(f, jieba_f1)]
+        return (f"| {label} | " + " | ".join(f"{x:.4f}" for x in f)
+                + f" | **{sum(f) / len(f):.4f}** | {sum(diff) / len(diff):+.4f} | {min(diff):+.4f} |")
+
+    header = ("| rules | " + " | ".join(DEV) + " | mean | mean − jieba | worst file − jieba |\n|---|"
+              + "--:|" * (len(DEV) + 3))
+    sizes = ", ".join(f"{n} {len(gold[n])}" for n in DEV)
+    out = [
+        "# Standards on six dev files", "",
+        f"Command: `python benchmarks/standards_dev.py --sentences {args.sentences}` "
+        f"({time.time() - started:.0f} s). Word F1 on the first sentences of each dev file ({sizes}); "
+        "the embedded default model, word decoding, its conventions. Dev files only.", "",
+        "## The named standards", "", header, *(line(label, f) for label, f in rows), "",
+        "## Candidates for the general default", "",
+        "PKU's rules and threshold with the switches no single corpus settles. Chosen (✓): among those with "
+        f"no file below jieba, the best mean; means within {TIE} of the best are ties, settled by the worst "
+        "file's margin over jieba.", "", header,
+        *(line(("✓ " if name == best[0] else "") + name, f) for name, f in tried), "",
+    ]
+    Path(args.markdown).write_text("\n".join(out), encoding="utf-8")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

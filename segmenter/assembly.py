@@ -1,0 +1,119 @@
+"""Word assembly: the heads' scores of texts -> their words, one explicit stage after another.
+
+    plan.scores (K, J)  -- junction_margins: profile.combine, minus the level's threshold -->  margins (J,)
+    margins             -- decide_cuts: the word decoder (decoding.py) or margin > 0 ------>  cuts (J,) bool
+    cuts                -- cut_ends: every run ends a word, and every cut junction -------->  ends
+    ends                -- conventions.apply_conventions: the level's rules --------------->  ends
+    ends, margins       -- UserDictionary.apply: its words whole, overlaps by the margins ->  ends
+    ends                -- tokens ---------------------------------------------------------->  [(word, start, end)]
+
+J is the number of junctions of a plan (junctions.py: the places between two Han characters);
+`ends` are sorted end offsets into plan.text, the last one len(text), so the words always tile
+the text. The level (levels.Level) carries everything that depends on the granularity. Each
+stage is a function of its input alone: benchmarks and training that make cuts of their own
+(an oracle, an ablation row) enter at `words_from_cuts`.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .conventions import Conventions, apply_conventions
+from .decoding import cut_junctions_batch
+from .dictionary import UserDictionary
+from .junctions import TextPlan
+from .levels import Level, Rules
+from .profile import HeadProfile
+from .wordstats import WordTable
+
+
+class Token(NamedTuple):
+    word: str
+    start: int
+    end: int
+
+
+def junction_margins(plans: list[TextPlan], profile: HeadProfile, level: Level) -> list[np.ndarray]:
+    """(J,) combined head score of each junction minus the level's threshold: > 0 leans to a cut."""
+    return [profile.combine(plan.scores) - level.threshold if len(plan.junctions) else np.zeros(0, np.float32)
+            for plan in plans]
+
+
+def decide_cuts(plans: list[TextPlan], margins: list[np.ndarray], level: Level,
+                word_table: WordTable | None) -> list[np.ndarray]:
+    """(J,) bool per plan: cut this junction? With a word table and the level's decoder options,
+    whole words by dynamic programming over all plans at once (decoding.py); else margin > 0."""
+    if word_table is None or level.decoding is None:
+        return [m > 0 for m in margins]
+    return cut_junctions_batch(plans, margins, word_table, level.decoding)
+
+
+def cut_ends(plan: TextPlan, cuts: np.ndarray) -> np.ndarray:
+    """Sorted word end offsets: the end of every run (text.py's rules), and the character after
+    every cut junction."""
+    ends = [run.end for run in plan.runs]
+    if len(plan.junctions):
+        ends.extend((plan.positions[plan.junctions[cuts]] + 1).tolist())
+    return np.unique(np.asarray(ends, dtype=np.int64))
+
+
+def boundary_scores(plan: TextPlan, margins: np.ndarray) -> np.ndarray:
+    """(len(text) + 1,) strength of a word edge at each offset, what the user dictionary settles
+    overlaps with: +inf at run edges (always a boundary), the junction's margin between two Han
+    characters, NaN inside a run (never a boundary)."""
+    scores = np.full(len(plan.text) + 1, np.nan)
+    scores[[0] + [run.end for run in plan.runs]] = np.inf
+    if len(plan.junctions):
+        scores[plan.positions[plan.junctions] + 1] = margins
+    return scores
+
+
+def tokens(text: str, ends: np.ndarray) -> list[Token]:
+    """(word, start, end) of each word, from the sorted end offsets."""
+    starts = [0, *ends[:-1].tolist()]
+    return [Token(text[start:end], start, end) for start, end in zip(starts, ends.tolist())]
+
+
+def split_words(text: str, ends: np.ndarray) -> list[str]:
+    return [token.word for token in tokens(text, ends)]
+
+
+def words_from_cuts(
+    plans: list[TextPlan],
+    cuts: list[np.ndarray],
+    rules: Rules | None = None,
+    *,
+    conventions: Conventions | None = None,
+    word_table: WordTable | None = None,
+    dictionary: UserDictionary | None = None,
+    margins: list[np.ndarray] | None = None,
+) -> list[list[Token]]:
+    """The stages after the cut decisions: run ends and cuts, the conventions of `rules` (None:
+    none), the user dictionary (its overlaps settled by `margins`; None: by length and position)."""
+    batch = []
+    for i, (plan, cut) in enumerate(zip(plans, cuts)):
+        ends = cut_ends(plan, cut)
+        if conventions is not None and rules is not None:
+            ends = apply_conventions(plan.text, plan.runs, ends, conventions, rules, word_table)
+        if dictionary is not None and len(dictionary):
+            margin = margins[i] if margins is not None else np.zeros(len(plan.junctions))
+            ends = dictionary.apply(plan.text, ends, boundary_scores(plan, margin))
+        batch.append(tokens(plan.text, ends))
+    return batch
+
+
+def assemble(
+    plans: list[TextPlan],
+    profile: HeadProfile,
+    level: Level,
+    *,
+    word_table: WordTable | None = None,
+    conventions: Conventions | None = None,
+    dictionary: UserDictionary | None = None,
+) -> list[list[Token]]:
+    """Tokens of each scored plan (plan.scores set by junctions.score_texts) at one level."""
+    margins = junction_margins(plans, profile, level)
+    cuts = decide_cuts(plans, margins, level, word_table)
+    return words_from_cuts(plans, cuts, level.rules, conventions=conventions, word_table=word_table,
+                           dictionary=dictionary, margins=margins)

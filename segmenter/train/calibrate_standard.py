@@ -1,0 +1,121 @@
+"""A standard from a few examples: `segmenter calibrate` fits the rules and threshold of a
+standard (levels.py) to 20-200 sentences segmented the user's way, and writes a model folder
+whose default follows them.
+
+The heads are read once; each candidate re-assembles the words (assembly.py), so a search of a
+few hundred candidates takes seconds. The search starts from the best named standard (the
+general one wins ties) and then changes one switch of levels.Rules or its threshold at a time,
+keeping a change only where word F1 on the sentences rises by more than `min_gain` (few
+sentences: small gains are noise), until no change helps. So the result never scores below the
+general default on the sentences that calibrated it. Nothing trains: the model's weights, head
+profile weights and word table stay as they are.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..assembly import assemble
+from ..bench.evaluation import score
+from ..files import staged_folder
+from ..levels import COUNT_STANDARDS, DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard
+from ..profile import PROFILE_FILE
+from ..wordstats import standalone_table
+from .model_card import append_card_section
+
+PROFILE_LEVELS = tuple(np.round(np.linspace(0.0, 1.0, 11), 2).tolist())
+MIN_SENTENCES, MAX_SENTENCES = 20, 200
+
+
+@dataclass
+class Calibration:
+    standard: Standard
+    sentences: int
+    f1: float  # on the calibrating sentences
+    f1_default: float  # the general default's, on the same sentences
+    tried: int
+    seconds: float
+
+
+def rule_options(rules: Rules) -> list[Rules]:
+    """Every Rules that differs from `rules` in one switch."""
+    options = []
+    for field in fields(Rules):
+        value = getattr(rules, field.name)
+        if field.name == "counts":
+            alternatives = [c for c in COUNT_STANDARDS if c != value]
+        elif field.name == "join3_logp":
+            alternatives = [None if value is not None else STANDARDS["msr"].rules.join3_logp]
+        else:
+            alternatives = [not value]
+        options += [replace(rules, **{field.name: a}) for a in alternatives]
+    return options
+
+
+def calibrate_standard(segmenter, gold: list[list[str]], min_gain: float = 0.002, rounds: int = 5) -> Calibration:
+    """The standard that best fits `gold` (sentences as word lists) for `segmenter`'s model."""
+    started = time.perf_counter()
+    plans = segmenter.score_texts(["".join(words) for words in gold], show_progress=False)
+    decoding = segmenter.word_decoding if segmenter.word_table is not None else None
+    cache: dict[tuple, float] = {}
+
+    def f1(standard: Standard) -> float:
+        key = (standard.profile_level, standard.rules)
+        if key not in cache:
+            level = Level.at("default", segmenter.profile, decoding, standard)
+            tokens = assemble(plans, segmenter.profile, level, word_table=segmenter.word_table,
+                              conventions=segmenter.conventions)
+            cache[key] = score(gold, [[t.word for t in ts] for ts in tokens]).F1
+        return cache[key]
+
+    default = STANDARDS[DEFAULT_STANDARD]
+    best = max(STANDARDS.values(), key=lambda s: (f1(s), s.name == DEFAULT_STANDARD))
+    for _ in range(rounds):
+        moves = [replace(best, rules=r) for r in rule_options(best.rules)]
+        moves += [replace(best, profile_level=g) for g in PROFILE_LEVELS if g != best.profile_level]
+        move = max(moves, key=f1)
+        if f1(move) <= f1(best) + min_gain:
+            break
+        best = move
+    chosen = replace(best, name="calibrated", about=f"calibrated on {len(gold)} sentences, from {best.name}")
+    return Calibration(chosen, len(gold), f1(best), f1(default), len(cache), time.perf_counter() - started)
+
+
+def calibrate(model, gold_path: str | Path, out: str | Path, sentences: int = MAX_SENTENCES,
+              command: str = "") -> Calibration:
+    """Fit a standard to the first `sentences` lines of `gold_path` and write `model` with it as
+    the default to `out` (a new or empty folder; whole or absent after a crash)."""
+    from ..api import Segmenter
+    from ..corpus import read_gold
+
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"--out {out} exists and is not an empty folder; choose a new folder")
+    gold = read_gold(gold_path, sentences)
+    if len(gold) < MIN_SENTENCES:
+        raise ValueError(f"{gold_path} has {len(gold)} sentences; calibrating needs at least {MIN_SENTENCES} "
+                         "(one a line, words split by spaces)")
+    segmenter = Segmenter(model)
+    if out.resolve() == segmenter.folder.resolve():
+        raise ValueError(f"--out must be a new folder, not the model folder itself ({segmenter.folder})")
+    result = calibrate_standard(segmenter, gold)
+    with staged_folder(segmenter.folder, out, skip=(PROFILE_FILE,)) as building:
+        runtime = standalone_table(segmenter.folder, segmenter.profile.runtime, building)
+        profile = replace(segmenter.profile, runtime={**runtime, "standard": result.standard.to_dict()},
+                          source=f"{segmenter.profile.source}; standard calibrated on {len(gold)} sentences")
+        profile.save(building)
+        append_card_section(building, card_note(result, gold_path, command))
+    return result
+
+
+def card_note(result: Calibration, gold_path, command: str) -> str:
+    rules = ", ".join(f"{k} {v}" for k, v in result.standard.to_dict()["rules"].items())
+    return (f"## Calibrated standard\n\n{result.standard.about} of `{Path(gold_path).name}` (command: `{command}`): "
+            f"threshold at the profile's level {result.standard.profile_level}; rules: {rules}. "
+            "Word F1 on those sentences "
+            f"{result.f1:.4f}, the general default's {result.f1_default:.4f}; {result.tried} candidates tried in "
+            f"{result.seconds:.1f} s. Nothing was trained: the weights, the head profile's weights and the word "
+            f"table are the model's.\n")

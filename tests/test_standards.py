@@ -1,0 +1,98 @@
+"""Standards by name (levels.py): each a set of rules over one granularity scale, the named ones
+reproducing the levels they were chosen as, the general one the default, all through one
+Segmenter argument, the CLI and the worker processes."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from segmenter.levels import DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard, standard_named
+from segmenter.profile import HeadProfile
+
+SENTENCE = "江泽民在１９９７年２月去了上海市，见了两个人，中国队赢了世界杯。"
+
+
+def test_granularity_names_the_standard_it_imitates_when_none_is_named():
+    assert Rules.at("fine") == STANDARDS["ud"].rules
+    assert Rules.at("default") == Rules.at(0.5) == STANDARDS["pku"].rules
+    assert Rules.at("coarse") == Rules.at(0.7) == STANDARDS["msr"].rules
+
+
+def test_granularity_moves_the_standards_own_threshold():
+    from segmenter.levels import GRANULARITY_SPAN
+
+    profile = HeadProfile(heads=[(0, 0)], weights=[1.0], thresholds=(-1.0, 0.0, 1.0))
+    msr = standard_named("msr")
+    assert Level.at("default", profile, None, msr).threshold == Level.at(None, profile, None, msr).threshold == 1.0
+    assert Level.at("fine", profile, None, msr).threshold == 1.0 - GRANULARITY_SPAN / 2
+    assert Level.at(0.75, profile, None, standard_named("ud")).threshold == -1.0 + GRANULARITY_SPAN / 4
+    assert standard_named(None).name == DEFAULT_STANDARD == "general"
+    assert standard_named(msr) is msr
+    with pytest.raises(ValueError, match="standard must be one of 'pku', 'msr', 'ud', 'general'"):
+        standard_named("ctb")
+
+
+def test_level_applies_the_standards_decoder_joins():
+    from segmenter.decoding import WordDecoding
+
+    profile = HeadProfile(heads=[(0, 0)], weights=[1.0], thresholds=(-1.0, 0.0, 1.0))
+    ud = Level.at(0.5, profile, WordDecoding(), STANDARDS["ud"])  # UD joins 1+1 pairs only
+    assert ud.decoding.join3 is None and ud.decoding.join4 is None and ud.threshold == -1.0
+    msr = Level.at(0.5, profile, WordDecoding(), STANDARDS["msr"])
+    assert msr.decoding.join3_logp is not None and msr.threshold == 1.0
+    assert Level.at(0.5, profile, None, STANDARDS["msr"]).decoding is None  # threshold decoding: no decoder
+    assert STANDARDS["general"].to_dict() == standard_named(STANDARDS["general"].to_dict()).to_dict()
+
+
+@pytest.fixture(scope="module")
+def by_standard():
+    from segmenter.api import Segmenter
+
+    return {name: Segmenter(standard=name) for name in STANDARDS}
+
+
+@pytest.mark.slow
+def test_standards_write_words_their_way(by_standard):
+    words = {name: seg.segment(SENTENCE) for name, seg in by_standard.items()}
+    assert {"江泽民", "１９９７年２月", "上海市", "两个", "中国队", "世界杯"} <= set(words["msr"])
+    assert {"江", "泽民", "１９９７年", "上海", "市", "两", "个"} <= set(words["pku"])
+    assert {"江泽民", "上海市", "两", "个", "中国队"} <= set(words["general"])  # names whole, every suffix
+    for name, out in words.items():
+        assert "".join(out) == SENTENCE, name
+    assert by_standard["general"].standard.name == "general"
+    assert "standard='msr'" in repr(by_standard["msr"])
+
+
+@pytest.mark.slow
+def test_granularity_moves_words_within_a_standard(by_standard):
+    seg = by_standard["msr"]
+    fine, own, coarse = (seg.segment(SENTENCE, granularity=g) for g in ("fine", "default", "coarse"))
+    assert len(fine) > len(own) >= len(coarse) and "江泽民" in fine  # finer threshold, MSR's rules still
+
+
+@pytest.mark.slow
+def test_workers_and_the_cli_keep_the_standard(by_standard):
+    seg = by_standard["msr"]
+    assert list(seg.segment_lines([SENTENCE] * 3, workers=2)) == [seg.segment(SENTENCE)] * 3
+    out = subprocess.run([sys.executable, "-m", "segmenter", "-s", "msr", "-q"], input=SENTENCE, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.split() == seg.segment(SENTENCE)
+
+
+def test_cli_offers_every_standard():
+    from segmenter.cli.segment import STANDARD_CHOICES
+
+    assert set(STANDARD_CHOICES) == set(STANDARDS)
+
+
+@pytest.mark.slow
+def test_a_model_folder_names_its_standard(tmp_path):
+    from segmenter.api import Segmenter
+    from tests.conftest import make_tiny_model
+
+    folder = make_tiny_model(tmp_path / "m", profile=HeadProfile(heads=[(1, 0)], weights=[1.0], runtime={"standard": "msr"}))
+    assert Segmenter(folder).standard.name == "msr"
+    assert Segmenter(folder, standard="ud").standard.name == "ud"
+    assert isinstance(STANDARDS["pku"], Standard)
