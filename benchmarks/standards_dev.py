@@ -29,6 +29,7 @@ from segmenter.corpus import read_gold  # noqa: E402
 from segmenter.levels import JOIN3_LOGP, STANDARDS, Standard  # noqa: E402
 
 GOLD = ROOT.parent / "shared" / "corpora" / "gold"
+CALIBRATE = 100  # sentences that calibrate, in the calibrate table
 TIE = 0.001  # mean F1 closer than this is a tie (noise), settled by the worst file's margin over jieba
 DEV = ("pku_dev", "msr_dev", "ud_gsdsimp_dev", "weibo_dev", "novel_dev", "derm_dev")
 
@@ -78,6 +79,23 @@ def main() -> None:
         return (f"| {label} | " + " | ".join(f"{x:.4f}" for x in f)
                 + f" | **{sum(f) / len(f):.4f}** | {sum(diff) / len(diff):+.4f} | {min(diff):+.4f} |")
 
+    # `segmenter calibrate` from the first CALIBRATE sentences of each file, scored on the next 1,000 (all the
+    # rest in the smaller files), against the general default and the best named standard on the same sentences.
+    from segmenter.train.calibrate_standard import calibrate_standard
+
+    calibrated = []
+    for n in DEV:
+        result = calibrate_standard(seg, gold[n][:CALIBRATE])
+        rest = slice(CALIBRATE, CALIBRATE + 1000)
+
+        def rest_f1(standard: Standard) -> float:
+            seg.standard = standard
+            return score(gold[n][rest], [[t.word for t in ts] for ts in seg.assemble(plans[n][rest])]).F1
+
+        named = {name: rest_f1(standard) for name, standard in STANDARDS.items()}
+        best_named = max(named, key=named.get)
+        calibrated.append((n, len(gold[n][rest]), rest_f1(result.standard), named["general"], best_named,
+                           named[best_named], result.standard.about))
     header = ("| rules | " + " | ".join(DEV) + " | mean | mean − jieba | worst file − jieba |\n|---|"
               + "--:|" * (len(DEV) + 3))
     sizes = ", ".join(f"{n} {len(gold[n])}" for n in DEV)
@@ -92,6 +110,15 @@ def main() -> None:
         f"no file below jieba, the best mean; means within {TIE} of the best are ties, settled by the worst "
         "file's margin over jieba.", "", header,
         *(line(("✓ " if name == best[0] else "") + name, f) for name, f in tried), "",
+        "## `segmenter calibrate` from 100 sentences", "",
+        f"`calibrate_standard` on the first {CALIBRATE} sentences of each file; word F1 on the sentences after them "
+        "(at most 1,000), against the general default and the best named standard on the same sentences.", "",
+        "| dev file | sentences scored | calibrated | general | best named standard | calibrated from |",
+        "|---|--:|--:|--:|---|---|",
+        *(f"| {n} | {size} | {f:.4f} | {g:.4f} | {b} {fb:.4f} | {about} |" for n, size, f, g, b, fb, about in calibrated),
+        f"| mean | | {sum(r[2] for r in calibrated) / len(calibrated):.4f} | "
+        f"{sum(r[3] for r in calibrated) / len(calibrated):.4f} | {sum(r[5] for r in calibrated) / len(calibrated):.4f} | |",
+        "",
     ]
     Path(args.markdown).write_text("\n".join(out), encoding="utf-8")
     print("\n".join(out))

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from itertools import accumulate
 from pathlib import Path
-from typing import IO, Iterable, NamedTuple
+from types import MappingProxyType
+from typing import IO, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -83,81 +85,20 @@ def check_freq(freq) -> int | None:
     return freq
 
 
-class UserDictionary:
-    def __init__(self, words: Iterable[str] = ()):
-        self.entries: dict[str, Entry] = {}
+class Snapshot:
+    """The entries of a UserDictionary at one moment, never changed once handed out: what one
+    assembly call applies, so that a text (and a whole batch) sees the dictionary as it was
+    before a change or after it, never half (UserDictionary.snapshot)."""
+
+    __slots__ = ("_prefixes", "entries")
+
+    def __init__(self, entries: dict[str, Entry]):
+        self.entries = entries
         self._prefixes: frozenset[str] | None = None  # every prefix of every word, built on use
-        for word in words:
-            self.add(word)
-
-    # -- editing ------------------------------------------------------------------------------
-    def add(self, word: str, freq: int | None = None, tag: str | None = None) -> None:
-        """Keep `word` whole. freq=0 removes it, as in jieba (del_word is add_word(word, 0) there)."""
-        word, freq = check_word(word), check_freq(freq)
-        if tag is not None and not isinstance(tag, str):
-            raise TypeError(f"tag must be a str or None, got {type(tag).__name__}")
-        self._set(word, Entry(DEFAULT_FREQ if freq is None else freq, tag, (word,)))
-
-    def split(self, pieces) -> None:
-        """Always cut "".join(pieces) into these pieces (suggest_freq with a tuple)."""
-        pieces = check_pieces(pieces)
-        word = "".join(pieces)
-        old = self.entries.get(word)
-        self._set(word, Entry(DEFAULT_FREQ if old is None else max(old.freq, DEFAULT_FREQ), None, pieces))
-
-    def remove(self, word: str) -> None:
-        if self.entries.pop(check_word(word), None) is not None:
-            self._prefixes = None
-
-    def _set(self, word: str, entry: Entry) -> None:
-        if entry.freq == 0:
-            self.remove(word)
-            return
-        self.entries[word] = entry
-        self._prefixes = None
-
-    def frequency(self, word: str) -> int | None:
-        entry = self.entries.get(word)
-        return None if entry is None else entry.freq
-
-    def suggest(self, segment) -> int:
-        """jieba's suggest_freq: a str -> the frequency that keeps it whole against every user
-        word it could cross (1 + theirs); a tuple -> 0, the frequency of the joined word, which
-        is then always cut into the pieces."""
-        if isinstance(segment, (tuple, list)):
-            check_pieces(segment)
-            return 0
-        word = check_word(segment, "segment")
-        rivals = [e.freq for w, e in self.entries.items() if w != word and not set(w).isdisjoint(word)]
-        own = self.frequency(word) or 0
-        return max(own, DEFAULT_FREQ, 1 + max(rivals, default=0))
-
-    # -- files ----------------------------------------------------------------------------------
-    def load(self, source: str | os.PathLike | IO) -> int:
-        """A jieba dictionary (path, or file open in text or binary mode): `word [freq] [tag]` a
-        line. The whole file is read and checked first: a bad line leaves the dictionary as it
-        was, and the error names the file and the line. Returns the number of entries read."""
-        parsed = parse_lines(*_source_lines(source))
-        before = dict(self.entries)
-        try:
-            for word, freq, tag in parsed:
-                self.add(word, freq, tag)
-        except BaseException:  # parse_lines checked every line; this only guards the promise
-            self.entries, self._prefixes = before, None
-            raise
-        return len(parsed)
 
     def __len__(self) -> int:
         return len(self.entries)
 
-    def __contains__(self, word) -> bool:
-        return word in self.entries
-
-    @property
-    def words(self) -> set[str]:
-        return set(self.entries)
-
-    # -- applying -------------------------------------------------------------------------------
     def apply(self, text: str, ends: np.ndarray, boundary: np.ndarray) -> np.ndarray:
         """Word ends of `text` with the dictionary's words whole.
 
@@ -177,9 +118,10 @@ class UserDictionary:
         return np.union1d(np.setdiff1d(ends, inside), [e for e in edges if e > 0])
 
     def _occurrences(self, text: str, boundary: np.ndarray) -> list[Occurrence]:
-        if self._prefixes is None:
-            self._prefixes = frozenset(w[:k] for w in self.entries for k in range(1, len(w) + 1))
-        prefixes, allowed = self._prefixes, ~np.isnan(boundary)
+        prefixes = self._prefixes
+        if prefixes is None:  # two threads may both build it: the same set, either one kept
+            prefixes = self._prefixes = frozenset(w[:k] for w in self.entries for k in range(1, len(w) + 1))
+        allowed = ~np.isnan(boundary)
         found = []
         for start in np.flatnonzero(allowed[:-1]).tolist():
             end = start + 1
@@ -213,6 +155,153 @@ class UserDictionary:
                 taken[occurrence.start : occurrence.end] = True
                 chosen.append(occurrence)
         return sorted(chosen)
+
+
+class UserDictionary:
+    """The user words, safe to change while other threads segment with them.
+
+    The entries live in a Snapshot. A reader (assembly, `entries`, `words`) takes the current
+    one and marks it handed out; a writer (under a lock) changes the current snapshot in place
+    while nobody holds it, else builds a new one from a copy and swaps it in with a single
+    assignment. So a loop of add calls copies nothing, and a reader never sees half a change.
+    """
+
+    def __init__(self, words: Iterable[str] = ()):
+        self._lock = threading.Lock()
+        self._current = Snapshot({})
+        self._handed_out = False  # has a reader got self._current? then writers copy it first
+        for word in words:
+            self.add(word)
+
+    def __getstate__(self):  # the lock does not pickle (parallel.py sends the dictionary to workers)
+        return {"entries": dict(self.snapshot().entries)}
+
+    def __setstate__(self, state) -> None:
+        self.__init__()
+        self._current = Snapshot(dict(state["entries"]))
+
+    def snapshot(self) -> Snapshot:
+        """The entries as they are now; later changes never alter the returned Snapshot."""
+        with self._lock:
+            self._handed_out = True
+            return self._current
+
+    def _writable(self) -> dict[str, Entry]:
+        """The entries dict to change, the lock held: the current one if no reader has it, else
+        a copy in a new current Snapshot (assigned at once: readers see the old or the new)."""
+        if self._handed_out:
+            self._current, self._handed_out = Snapshot(dict(self._current.entries)), False
+        self._current._prefixes = None
+        return self._current.entries
+
+    # -- editing ------------------------------------------------------------------------------
+    def add(self, word: str, freq: int | None = None, tag: str | None = None) -> None:
+        """Keep `word` whole. freq=0 removes it, as in jieba (del_word is add_word(word, 0) there)."""
+        entry = _entry(word, freq, tag)
+        with self._lock:
+            self._set(check_word(word), entry)
+
+    def split(self, pieces) -> None:
+        """Always cut "".join(pieces) into these pieces (suggest_freq with a tuple)."""
+        pieces = check_pieces(pieces)
+        with self._lock:
+            self._split(pieces)
+
+    def _split(self, pieces: tuple[str, ...]) -> None:
+        word = "".join(pieces)
+        old = self._current.entries.get(word)
+        self._set(word, Entry(DEFAULT_FREQ if old is None else max(old.freq, DEFAULT_FREQ), None, pieces))
+
+    def remove(self, word: str) -> None:
+        word = check_word(word)
+        with self._lock:
+            self._remove(word)
+
+    def _remove(self, word: str) -> None:
+        if word in self._current.entries:
+            del self._writable()[word]
+
+    def _set(self, word: str, entry: Entry) -> None:  # the lock held
+        if entry.freq == 0:
+            self._remove(word)
+        else:
+            self._writable()[word] = entry
+
+    def frequency(self, word: str) -> int | None:
+        entry = self._current.entries.get(word)  # one dict lookup: atomic under the GIL
+        return None if entry is None else entry.freq
+
+    def suggest(self, segment, tune: bool = False) -> int:
+        """jieba's suggest_freq: a str -> the frequency that keeps it whole against every user
+        word it could cross (1 + theirs); a tuple -> 0, the frequency of the joined word, which
+        is then always cut into the pieces. tune=True applies it, in the same step (add for a
+        str, split for a tuple)."""
+        if isinstance(segment, (tuple, list)):
+            pieces = check_pieces(segment)
+            if tune:
+                with self._lock:
+                    self._split(pieces)
+            return 0
+        word = check_word(segment, "segment")
+        with self._lock:
+            entries = self._current.entries
+            rivals = [e.freq for w, e in entries.items() if w != word and not set(w).isdisjoint(word)]
+            own = entries[word].freq if word in entries else 0
+            freq = max(own, DEFAULT_FREQ, 1 + max(rivals, default=0))
+            if tune:
+                self._set(word, Entry(freq, None, (word,)))
+        return freq
+
+    # -- files ----------------------------------------------------------------------------------
+    def load(self, source: str | os.PathLike | IO) -> int:
+        """A jieba dictionary (path, or file open in text or binary mode): `word [freq] [tag]` a
+        line. The whole file is read and checked first: a bad line leaves the dictionary as it
+        was, and the error names the file and the line. The new entries are built aside and
+        swapped in at once: a text segmented meanwhile sees all of the file or none of it.
+        Returns the number of entries read."""
+        parsed = parse_lines(*_source_lines(source))
+        changes = [(check_word(word), _entry(word, freq, tag)) for word, freq, tag in parsed]
+        with self._lock:
+            entries = dict(self._current.entries)
+            for word, entry in changes:
+                if entry.freq == 0:
+                    entries.pop(word, None)
+                else:
+                    entries[word] = entry
+            self._current, self._handed_out = Snapshot(entries), False
+        return len(parsed)
+
+    def __len__(self) -> int:
+        return len(self._current.entries)
+
+    def __contains__(self, word) -> bool:
+        return word in self._current.entries
+
+    @property
+    def entries(self) -> Mapping[str, Entry]:
+        """word -> Entry, read-only, as it is now (later changes do not show in it)."""
+        return MappingProxyType(self.snapshot().entries)
+
+    @property
+    def words(self) -> set[str]:
+        return set(self.snapshot().entries)
+
+    # -- applying -------------------------------------------------------------------------------
+    def apply(self, text: str, ends: np.ndarray, boundary: np.ndarray) -> np.ndarray:
+        """Snapshot.apply with the entries as they are now (assembly takes one snapshot per call)."""
+        return self.snapshot().apply(text, ends, boundary)
+
+    def _occurrences(self, text: str, boundary: np.ndarray) -> list[Occurrence]:
+        return self.snapshot()._occurrences(text, boundary)
+
+    _choose = staticmethod(Snapshot._choose)
+
+
+def _entry(word, freq, tag) -> Entry:
+    word, freq = check_word(word), check_freq(freq)
+    if tag is not None and not isinstance(tag, str):
+        raise TypeError(f"tag must be a str or None, got {type(tag).__name__}")
+    return Entry(DEFAULT_FREQ if freq is None else freq, tag, (word,))
 
 
 def _pieces_allowed(entry: Entry, start: int, allowed: np.ndarray) -> bool:

@@ -31,6 +31,33 @@ def decode_line(raw: bytes, number: int, name: str, errors: str = "strict") -> s
         raise UndecodableLine(f"{name}, line {number}: bytes that are not UTF-8 at column {err.start + 1}") from None
 
 
+def check_utf8(stream: BinaryIO, name: str, chunk: int = 1 << 20) -> None:
+    """Raise UndecodableLine (file, line, column: as decode_line says them) at the first bytes of
+    a binary stream that are not UTF-8; a streaming pass (an incremental decoder over chunks,
+    about 1 GB/s), so that a bad last line stops a run before the model loads, not after it."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    lines, line_start, offset = 1, 0, 0  # line number and byte offset of the line at `offset`
+    while True:
+        data = stream.read(chunk)
+        try:
+            buffered = len(decoder.getstate()[0])
+            decoder.decode(data, final=not data)
+        except UnicodeDecodeError as err:
+            at = offset - buffered + err.start  # the bad byte's offset in the stream
+            head = data[: max(at - offset, 0)]  # this chunk's bytes before it
+            newlines = head.count(b"\n")
+            if newlines:
+                lines, line_start = lines + newlines, offset + head.rindex(b"\n") + 1
+            column = at - line_start + 1
+            raise UndecodableLine(f"{name}, line {lines}: bytes that are not UTF-8 at column {column}") from None
+        if not data:
+            return
+        newlines = data.count(b"\n")
+        if newlines:
+            lines, line_start = lines + newlines, offset + data.rindex(b"\n") + 1
+        offset += len(data)
+
+
 def iter_lines(stream: BinaryIO, name: str, errors: str = "strict") -> Iterator[str]:
     """Decoded lines of a binary stream, without their line endings, streamed."""
     for number, raw in enumerate(stream, start=1):
@@ -143,5 +170,9 @@ def chunked(lines: Iterable, size: int, max_chars: int | None = None, length=len
 
 
 def join_words(words: list[str], delimiter: str = " ") -> str:
-    """One output line as the `segmenter` command writes it: whitespace words dropped."""
+    """One output line as the `segmenter` command writes it: with a delimiter, whitespace words
+    dropped (the delimiter stands for them: `a b` -> `a/b`); with the empty one, every word, so
+    that the line comes back exactly as it was read."""
+    if not delimiter:
+        return "".join(words)
     return delimiter.join(w for w in words if not w.isspace())

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .cores import available_cores
 from .errors import ModelLoadError
+from .integrity import verify_folder
 from .profile import PROFILE_FILE, HeadProfile
 from .vocab import CharVocab
 
@@ -40,6 +41,7 @@ def resolve_model_folder(name_or_path: str | os.PathLike | None) -> Path:
             raise ModelLoadError(
                 f"the embedded model is missing from {folder}: reinstall segmenter, or pass --model/model= a folder"
             )
+        verify_folder(folder)  # its checksums.json (integrity.py)
         return folder
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise TypeError(f"model must be a folder path or a hub name (str), got {type(name_or_path).__name__}")
@@ -52,8 +54,11 @@ def resolve_model_folder(name_or_path: str | os.PathLike | None) -> Path:
         if not path.is_dir():
             raise ModelLoadError(f"model path {path} is a file; "
                                  "expected a model folder (config.json, weights, vocab.txt)")
+        verify_folder(path)
         return path
-    return _download_from_hub(str(name_or_path))
+    folder = _download_from_hub(str(name_or_path))
+    verify_folder(folder)
+    return folder
 
 
 def _download_from_hub(name: str) -> Path:
@@ -63,20 +68,23 @@ def _download_from_hub(name: str) -> Path:
     try:
         from huggingface_hub import snapshot_download
 
-        folder = snapshot_download(
-            name, allow_patterns=["*.json", "*.txt", "*.safetensors", "*.md"] + (["pytorch_model.bin"])
-        )
-    except Exception as err:  # offline, unknown repo, auth: all mean "cannot get it"
+        patterns = ["*.json", "*.txt", "*.safetensors", "*.md", "*.npz", "model.onnx", "pytorch_model.bin"]
+        folder = snapshot_download(name, allow_patterns=patterns)
+    except Exception as err:  # not installed, offline, unknown repo, auth: all mean "cannot get it"
+        reason = ("huggingface_hub is not installed" if isinstance(err, ImportError)
+                  else f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
         raise ModelLoadError(
-            f"{name!r} is not a local folder, and fetching it from the Hugging Face hub failed "
-            f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}). "
-            "Pass the path of a model folder, or leave the model out to use the embedded one."
+            f"no model {name!r}: not a folder, not a shipped model ({', '.join(SHIPPED_MODELS)}), "
+            f"and not on the Hugging Face hub here ({reason}); pass a model folder or a shipped name, "
+            "or leave the model out for the default"
         ) from None
     return Path(folder)
 
 
 def check_folder(folder: Path) -> Path:
-    """Raise ModelLoadError unless the folder has a config, weights and a vocabulary."""
+    """Raise ModelLoadError unless the folder has a config, weights and a vocabulary, and its
+    files are those its checksums.json lists (when it has one: integrity.py)."""
+    verify_folder(folder)
     if not (folder / "config.json").is_file():
         raise ModelLoadError(f"{folder} has no config.json: not a Hugging Face model folder")
     weights = next((folder / name for name in WEIGHT_FILES if (folder / name).is_file()), None)
@@ -134,7 +142,7 @@ def load_encoder(folder: Path, num_layers: int | None = None, device="cpu"):
             raise ModelLoadError(f"{folder}: asked for {num_layers} layers but the model has {total_layers}")
         config.num_hidden_layers = num_layers
     config.attention_probs_dropout_prob = 0.0
-    vocab = read_vocab(folder)
+    vocab = read_vocab(folder, config.vocab_size)
     try:
         with _quiet_transformers():
             model = AutoModel.from_pretrained(
@@ -173,11 +181,17 @@ def read_config(folder: Path) -> dict:
     return config
 
 
-def read_vocab(folder: Path) -> CharVocab:
+def read_vocab(folder: Path, size=None) -> CharVocab:
+    """The folder's vocabulary; `size`: the config's vocab_size, which it must have (a truncated
+    vocab.txt would otherwise read, and give other ids)."""
     try:
-        return CharVocab.from_folder(folder)
-    except (OSError, ValueError) as err:
+        vocab = CharVocab.from_folder(folder)
+    except (OSError, ValueError) as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise ModelLoadError(f"{folder}: {err}") from None
+    if isinstance(size, int) and not isinstance(size, bool) and size != len(vocab):
+        raise ModelLoadError(f"{folder / 'vocab.txt'} has {len(vocab):,} tokens but config.json says vocab_size "
+                             f"{size:,}: truncated, or not this model's vocabulary")
+    return vocab
 
 
 def load_reader(folder: Path, profile: HeadProfile, engine: str, device: str, num_threads: int | None):
@@ -204,7 +218,7 @@ def load_reader(folder: Path, profile: HeadProfile, engine: str, device: str, nu
         raise ValueError(f"engine={engine!r} runs on the CPU; for device={device!r} use engine='torch' (or 'auto')")
     if problem is not None and engine == "numpy":
         raise ModelLoadError(f"{folder} cannot run on the numpy engine: {problem}; use engine='torch' (or 'auto')")
-    vocab = read_vocab(folder)
+    vocab = read_vocab(folder, config.get("vocab_size"))
     try:
         layers, heads = int(config["num_hidden_layers"]), int(config["num_attention_heads"])
         int(config["hidden_size"]), int(config["max_position_embeddings"])

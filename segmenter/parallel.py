@@ -110,10 +110,13 @@ def _segment_chunk(lines: list[str]) -> list[list[str]]:
 
 
 def _stop_now(pool: ProcessPoolExecutor) -> None:
-    """Drop queued chunks and end the workers without waiting for the chunks they hold."""
+    """Drop queued chunks and end the workers without waiting for the chunks they hold (Ctrl-C
+    stops in a fraction of a second, not after each worker's chunk: seconds)."""
+    # terminate_workers() is Python 3.14+; before it, the executor's own process table, taken
+    # before shutdown(), which sets it to None (terminating after it ended nothing).
+    processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
-    # terminate_workers() is Python 3.14+; before it, the executor's own process table.
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    for process in processes:
         with contextlib.suppress(Exception):
             process.terminate()
 

@@ -73,14 +73,27 @@ class CharVocab:
                 f"{folder} has no vocab.txt: a segmenter model folder needs a BERT-style vocabulary "
                 "(one token a line, with [PAD] [UNK] [CLS] [SEP])"
             )
-        tokens = vocab_file.read_text(encoding="utf-8").split("\n")
+        try:
+            tokens = vocab_file.read_text(encoding="utf-8").split("\n")
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{vocab_file} is not UTF-8 text (truncated or corrupt?): {err}") from None
         if tokens and tokens[-1] == "":
             tokens.pop()
         lowercase = False
         config_file = folder / "tokenizer_config.json"
         if config_file.is_file():
-            lowercase = bool(json.loads(config_file.read_text(encoding="utf-8")).get("do_lower_case", False))
-        return cls(tokens, lowercase=lowercase)
+            try:
+                config = json.loads(config_file.read_text(encoding="utf-8"))
+                if not isinstance(config, dict):
+                    raise TypeError("not a JSON object")
+            except (TypeError, ValueError) as err:  # JSONDecodeError and UnicodeDecodeError too
+                raise ValueError(f"{config_file} is not a valid tokenizer config (truncated or corrupt?): "
+                                 f"{err}") from None
+            lowercase = bool(config.get("do_lower_case", False))
+        try:
+            return cls(tokens, lowercase=lowercase)
+        except ValueError as err:
+            raise ValueError(f"{vocab_file}: {err}") from None
 
     def save(self, folder: str | Path) -> None:
         folder = Path(folder)

@@ -223,9 +223,14 @@ class WordTable:
 
     @classmethod
     def load(cls, folder_or_file: str | Path) -> "WordTable":
+        import zipfile
+
+        from .integrity import verify_file
+
         path = Path(folder_or_file)
         if path.is_dir():
             path = path / TABLE_FILE
+        verify_file(path)  # against its folder's checksums.json, when it has one (integrity.py)
         try:
             data = np.load(path)
             ns = sorted(int(k[4:]) for k in data.files if k.startswith("keys"))
@@ -241,8 +246,11 @@ class WordTable:
                 unseen, words, fitted_chars = (float(v) for v in data["unigram"])
                 unigram = {"logp": {n: data[f"logp{n}"] for n in ns}, "unseen": unseen, "words": words,
                            "chars": fitted_chars}
-        except (OSError, KeyError, ValueError) as err:
-            raise ValueError(f"word table {path} is unreadable ({err}); rebuild it with `segmenter ngrams`") from err
+            if any(len(tables[n][1]) != len(tables[n][0]) or len(tables[n][2]) != len(tables[n][0]) for n in ns):
+                raise ValueError("its columns differ in length")
+        except (OSError, KeyError, ValueError, EOFError, TypeError, zipfile.BadZipFile) as err:
+            raise ValueError(f"word table {path} is unreadable, truncated or corrupt ({type(err).__name__}: {err}); "
+                             "re-copy the model folder, or rebuild it with `segmenter ngrams`") from None
         return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max(ns) if ns else 0}, unigram)
 
     def __len__(self) -> int:

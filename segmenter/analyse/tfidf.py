@@ -99,7 +99,8 @@ def median(values) -> float:
 
 
 # A numeral: digits of any script or Han numerals (and ○, PKU's zero) with number marks,
-# optionally after 第 and before one unit: 1998, ２０００年, 二○○一年, 80%, 12:30, 第四十三号, ５０亿元.
+# optionally after 第 and before one unit: 1998, ２０００年, 二○○一年, 80%, 12:30,
+# 第四十三号, ５０亿元.
 NUMBER_MARKS = frozenset(".．,，%％:：/／-－~～+＋○两")
 NUMBER_UNITS = frozenset("年月日号时分秒点岁元亿万个名人次家位届期天周度")
 

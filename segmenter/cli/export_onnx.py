@@ -29,6 +29,10 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot write {out}; pass -o FILE "
                        "(and copy the model folder beside it: Segmenter.save_pretrained)")
     export_onnx(segmenter, out, int8=args.int8)
+    if out.parent.resolve() == segmenter.folder.resolve():  # its entry in the folder's checksums.json
+        from ..integrity import update_manifest
+
+        update_manifest(segmenter.folder, [out.name])
     if not args.quiet:
         print(f"wrote {out}" + ("" if out.parent == segmenter.folder
                                 else f"; Segmenter(engine='onnx') reads {ONNX_FILE} in the model folder"))

@@ -60,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as err:
         raise CLIError(str(err)) from None
     path = table.save(out)
+    if (path.parent / "config.json").is_file():  # a model folder: its entry in checksums.json (integrity.py)
+        from ..integrity import update_manifest
+
+        update_manifest(path.parent, [path.name])
     if not args.quiet:
         print(f"wrote {path}: {len(table):,} n-grams (n <= {args.max_n}, seen >= {args.min_count} times) from "
               f"{table.info['chars']:,} Han characters{', with a unigram word model' if table.unigram else ''}, "

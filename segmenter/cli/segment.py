@@ -10,19 +10,22 @@ import argparse
 import contextlib
 import itertools
 import os
+import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..lines import UndecodableLine, iter_pieces
+from ..lines import UndecodableLine, check_utf8, iter_pieces
 from . import CLIError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files (default: stdin; '-' is stdin)")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="UTF-8 text files (default: stdin; '-' is stdin); a BOM at the start of each is dropped")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
-    parser.add_argument("-d", "--delimiter", default=" ", help="string between words (default: one space)")
+    parser.add_argument("-d", "--delimiter", default=" ",
+                        help="string between words (default: one space); whitespace between words is dropped, "
+                             "the delimiter stands for it, except with -d '' (each line comes out as it came in)")
     parser.add_argument("-m", "--model", default=None,
                         help="model folder, hub name, or a shipped model: default (the embedded one), accurate")
     parser.add_argument("-s", "--standard", default=None, choices=STANDARD_CHOICES,
@@ -80,16 +83,42 @@ def read_pieces(path: str, errors: str) -> Iterator[tuple[str, bool]]:
     name = "<stdin>" if path == "-" else path
     try:
         if path == "-":
-            yield from iter_pieces(sys.stdin.buffer, name, errors)
+            yield from without_bom(iter_pieces(sys.stdin.buffer, name, errors))
         else:
             with open(path, "rb") as stream:
-                yield from iter_pieces(stream, name, errors)
+                yield from without_bom(iter_pieces(stream, name, errors))
     except UndecodableLine as err:
         raise CLIError(f"{err}; convert the file to UTF-8 or pass --encoding-errors replace") from None
     except IsADirectoryError:
         raise CLIError(f"{path} is a directory; give text files") from None
     except OSError as err:  # cannot open, or an I/O error mid-file (the consumer's own errors never land here)
         raise CLIError(f"cannot read {name}: {err.strerror or err}") from None
+
+
+def without_bom(pieces: Iterable[tuple[str, bool]]) -> Iterator[tuple[str, bool]]:
+    """The pieces with a BOM (U+FEFF) at the start of the first one dropped, as Python's
+    utf-8-sig reads it: a mark some editors put in front of a file, not text (segmented, it
+    would come out as an invisible word of its own). The API keeps a text as given."""
+    pieces = iter(pieces)
+    for text, ends in pieces:
+        yield text.removeprefix("\ufeff"), ends
+        break
+    yield from pieces
+
+
+def check_decoding(paths: list[str]) -> None:
+    """Stop at bytes that are not UTF-8 in a regular input file before the model loads: a fast
+    streaming pass (lines.check_utf8), with read_pieces' message. stdin cannot be read twice."""
+    for path in paths:
+        if path == "-" or not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as stream:
+                check_utf8(stream, path)
+        except UndecodableLine as err:
+            raise CLIError(f"{err}; convert the file to UTF-8 or pass --encoding-errors replace") from None
+        except OSError as err:
+            raise CLIError(f"cannot read {path}: {err.strerror or err}") from None
 
 
 @contextlib.contextmanager
@@ -117,7 +146,7 @@ def atomic_output(path: str | None):
             yield stream
         return
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
+        handle, temporary = _part_file(target)
     except OSError as err:
         raise CLIError(f"cannot write {path}: {err.strerror}") from None
     try:
@@ -130,6 +159,36 @@ def atomic_output(path: str | None):
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _part_file(target: Path) -> tuple[int, str]:
+    """(descriptor, path) of a new `.OUT.<pid>.part` beside `target`, mode 0600. First removes the
+    part files of earlier runs that were killed (their process is gone: `kill -9` skips the
+    cleanup), so that leftovers do not pile up; those of runs still going are left alone."""
+    folder = target.parent
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.([0-9]+)\.part")
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            found = pattern.fullmatch(name)
+            if found and (int(found.group(1)) == os.getpid() or not _running(int(found.group(1)))):
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / name)
+    temporary = str(folder / f".{target.name}.{os.getpid()}.part")
+    return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), temporary
+
+
+def _running(pid: int) -> bool:
+    """Is process `pid` alive? True where that cannot be told (not POSIX, where os.kill(pid, 0)
+    would end the process instead of asking): a part file is then kept, never one of a live run removed."""
+    if os.name != "posix" or pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: another user's live process
+        return True
+    return True
 
 
 @contextlib.contextmanager
@@ -231,6 +290,8 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--mode {args.mode} runs in one process; drop --workers")
     user_dictionary = load_user_dictionaries(args.user_dict)
     check_output(args.output)
+    if args.encoding_errors == "strict":
+        check_decoding(files)
     pieces = peek(piece for path in files for piece in read_pieces(path, args.encoding_errors))
     if pieces is None:  # no input line: nothing to segment, no model to load
         with atomic_output(args.output):

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ..corpus import iter_raw_lines
 from ..files import staged_folder
+from ..integrity import write_manifest
 from ..model import check_folder, embedded_model_path, read_profile, resolve_model_folder
 from ..profile import PROFILE_FILE
 from ..text import HAN_RE
@@ -124,6 +125,7 @@ def _write_folder(base: Path, out: Path, table: WordTable, profile, record: dict
         table.save(building / TABLE_FILE)
         profile.save(building)
         append_card_section(building, card_note(record))
+        write_manifest(building)  # checksums.json, checked on load (integrity.py)
 
 
 def card_note(record: dict) -> str:

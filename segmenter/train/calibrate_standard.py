@@ -21,6 +21,7 @@ import numpy as np
 from ..assembly import assemble
 from ..bench.evaluation import score
 from ..files import staged_folder
+from ..integrity import write_manifest
 from ..levels import COUNT_STANDARDS, DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard
 from ..profile import PROFILE_FILE
 from ..wordstats import standalone_table
@@ -108,6 +109,7 @@ def calibrate(model, gold_path: str | Path, out: str | Path, sentences: int = MA
                           source=f"{segmenter.profile.source}; standard calibrated on {len(gold)} sentences")
         profile.save(building)
         append_card_section(building, card_note(result, gold_path, command))
+        write_manifest(building)  # checksums.json, checked on load (integrity.py)
     return result
 
 

@@ -29,6 +29,7 @@ from types import SimpleNamespace
 import numpy as np
 import torch
 
+from ..integrity import write_manifest
 from ..junctions import TextPlan
 from ..profile import HeadProfile
 from .model_card import write_card as save_card
@@ -199,6 +200,7 @@ def train_student(config: DistillConfig, plans: list[TextPlan], teacher_profile:
     weights = folder / "model.safetensors"
     save_half(weights, folder / "half.safetensors")
     (folder / "half.safetensors").replace(weights)
+    write_manifest(folder)  # checksums.json, checked on load (integrity.py)
     return folder, stats
 
 

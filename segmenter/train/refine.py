@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..files import staged_folder
+from ..integrity import write_manifest
 from ..model import read_profile, resolve_model_folder
 from ..onnx_engine import ONNX_FILE
 from ..profile import PROFILE_FILE
@@ -148,6 +149,7 @@ def _write_folder(source: Path, out: Path, model, record: dict, had_onnx: bool) 
             from ..onnx_engine import export_onnx
 
             export_onnx(Segmenter(building, engine="torch"), building / ONNX_FILE)
+        write_manifest(building)  # checksums.json, checked on load (integrity.py)
 
 
 def card_note(record: dict) -> str:
