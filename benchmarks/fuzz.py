@@ -1,6 +1,6 @@
 """Fuzz the segmenter with generated strings: no crash, no lost or added character, good offsets.
 
-    python benchmarks/fuzz.py                       # 100,000 strings (about 15 minutes on 2 cores)
+    python benchmarks/fuzz.py                       # 100,000 strings (588 s with --threads 1 on a shared core)
     python benchmarks/fuzz.py --count 2000          # a quick run
     python benchmarks/fuzz.py --count 100000 --report benchmarks/results/reliability.md
 
