@@ -96,3 +96,26 @@ def test_a_model_folder_names_its_standard(tmp_path):
     assert Segmenter(folder).standard.name == "msr"
     assert Segmenter(folder, standard="ud").standard.name == "ud"
     assert isinstance(STANDARDS["pku"], Standard)
+
+
+@pytest.mark.slow
+def test_calibrate_writes_a_model_whose_default_is_the_fitted_standard(tmp_path):
+    """`segmenter calibrate`: a copy of the model whose profile names the standard fitted to the
+    sentences, never below the general default on them, with the choice in its model card."""
+    from segmenter.api import Segmenter
+    from segmenter.bench.evaluation import score
+    from segmenter.cli import main
+
+    gold_lines = [" ".join(words) for words in (["江泽民", "在", "上海市", "见", "了", "两个", "人", "。"],
+                                                ["中国队", "赢", "了", "世界杯", "。"])] * 12  # MSR's way
+    gold = tmp_path / "mine.txt"
+    gold.write_text("\n".join(gold_lines) + "\n", encoding="utf-8")
+    assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "mine"), "-q"]) == 0
+    fitted = Segmenter(tmp_path / "mine")
+    assert fitted.standard.name == "calibrated"
+    sentences = [line.split() for line in gold_lines]
+    texts = ["".join(words) for words in sentences]
+    assert score(sentences, fitted.segment_batch(texts)).F1 >= score(sentences, Segmenter().segment_batch(texts)).F1
+    assert "## Calibrated standard" in (tmp_path / "mine" / "MODEL_CARD.md").read_text(encoding="utf-8")
+    gold.write_text("我们 的\n" * 5, encoding="utf-8")  # too few sentences: one clear line, exit 2
+    assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "other"), "-q"]) == 2
