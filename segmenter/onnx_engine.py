@@ -147,9 +147,13 @@ def store_float16(model) -> None:
 class OnnxReader(WindowReader):
     """HeadReader's contract (reader.py) on onnxruntime's CPU provider, `threads` intra-op threads."""
 
-    def __init__(self, path: Path, vocab: CharVocab, heads: list[tuple[int, int]], max_positions: int, threads: int):
+    def __init__(self, path: Path, vocab: CharVocab, heads: list[tuple[int, int]], max_positions: int, threads: int,
+                 providers: tuple[str, ...] = ("CPUExecutionProvider",)):
         self.path, self.vocab, self.heads, self.max_positions = Path(path), vocab, list(heads), max_positions
         self.model = None
+        # onnxruntime's providers, in order of preference; a GPU one (CUDAExecutionProvider, from
+        # the separate onnxruntime-gpu package) is asked for only by benchmarks/gpu_speed.py.
+        self.providers = list(providers)
         self.set_threads(threads)
 
     def set_threads(self, threads: int) -> None:
@@ -160,7 +164,7 @@ class OnnxReader(WindowReader):
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         try:
-            self.session = onnxruntime.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+            self.session = onnxruntime.InferenceSession(str(self.path), options, providers=self.providers)
         except Exception as err:  # onnxruntime raises its own exception types
             raise ModelLoadError(f"{self.path} is unreadable or corrupt: {err}") from None
         self.threads = threads
