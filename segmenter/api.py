@@ -183,7 +183,7 @@ class Segmenter:
         # What is used: at most the model's positions, an overlap of at most half a window.
         self.window, self.overlap = clamp_window(window, overlap, self.reader.max_positions)
         self.user_dictionary = UserDictionary()
-        _load_saved_words(self.user_dictionary, self.folder)  # what save_pretrained wrote, if anything
+        self.user_dictionary.load_folder(self.folder)  # what save_pretrained wrote, if anything
 
     @classmethod
     def from_pretrained(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "Segmenter":
@@ -208,7 +208,7 @@ class Segmenter:
                     shutil.copy2(item, out / item.name)
             profile = replace(profile, runtime=standalone_table(self.folder, profile.runtime, out))
         profile.save(out)
-        _save_user_words(self.user_dictionary, out)
+        self.user_dictionary.save_folder(out)
         from .integrity import write_manifest
 
         write_manifest(out)  # checksums.json, checked on load (integrity.py)
@@ -430,32 +430,3 @@ def _nest(coarse: list[tuple[str, int, int]], fine: list[tuple[str, int, int]]):
 def _check_flag(value, argument: str, hint: str) -> None:
     if not isinstance(value, (bool, int)):
         raise TypeError(f"{argument} must be True or False, got {value!r} (granularity is a keyword argument: {hint})")
-
-
-# -- the user dictionary of a saved folder (save_pretrained, Segmenter.__init__) -------------------
-USER_DICT_FILE, USER_SPLITS_FILE = "user_dict.txt", "user_splits.json"
-
-
-def _save_user_words(dictionary: UserDictionary, out: Path) -> None:
-    import json
-
-    entries = dict(dictionary.entries)
-    words = "".join(f"{w} {e.freq}{' ' + e.tag if e.tag else ''}\n" for w, e in entries.items() if len(e.pieces) == 1)
-    splits = [{"pieces": list(e.pieces), "freq": e.freq} for e in entries.values() if len(e.pieces) > 1]
-    splits_text = json.dumps(splits, ensure_ascii=False, indent=1) + "\n" if splits else ""
-    for name, content in ((USER_DICT_FILE, words), (USER_SPLITS_FILE, splits_text)):
-        if content:
-            (out / name).write_text(content, encoding="utf-8")
-        else:
-            (out / name).unlink(missing_ok=True)
-
-
-def _load_saved_words(dictionary: UserDictionary, folder: Path) -> None:
-    import json
-
-    if (folder / USER_DICT_FILE).is_file():
-        dictionary.load(folder / USER_DICT_FILE)
-    if (folder / USER_SPLITS_FILE).is_file():
-        for split in json.loads((folder / USER_SPLITS_FILE).read_text(encoding="utf-8")):
-            dictionary.add("".join(split["pieces"]), split["freq"])  # split() keeps the larger frequency
-            dictionary.split(tuple(split["pieces"]))

@@ -40,6 +40,7 @@ import numpy as np
 from .lines import split_lines
 
 DEFAULT_FREQ = 1  # add_word(word) and dictionary lines without a frequency
+USER_DICT_FILE, USER_SPLITS_FILE = "user_dict.txt", "user_splits.json"  # in a model folder (save_folder)
 # jieba's own line pattern (word, then optional " freq", then optional " tag"), tabs allowed too.
 _LINE = re.compile(r"^(.+?)(?:[ \t]+([0-9]+))?(?:[ \t]+([a-z]+))?$")
 _BAD_FREQ = re.compile(r"[ \t]([-+]?[0-9]*[.,][0-9]+|-[0-9]+)(?:[ \t]+[a-z]+)?$")
@@ -199,7 +200,7 @@ class UserDictionary:
         """Keep `word` whole. freq=0 removes it, as in jieba (del_word is add_word(word, 0) there)."""
         entry = _entry(word, freq, tag)
         with self._lock:
-            self._set(check_word(word), entry)
+            self._set(entry.pieces[0], entry)
 
     def split(self, pieces) -> None:
         """Always cut "".join(pieces) into these pieces (suggest_freq with a tuple)."""
@@ -260,16 +261,57 @@ class UserDictionary:
         swapped in at once: a text segmented meanwhile sees all of the file or none of it.
         Returns the number of entries read."""
         parsed = parse_lines(*_source_lines(source))
-        changes = [(check_word(word), _entry(word, freq, tag)) for word, freq, tag in parsed]
+        changes = [_entry(word, freq, tag) for word, freq, tag in parsed]
         with self._lock:
             entries = dict(self._current.entries)
-            for word, entry in changes:
+            for entry in changes:
                 if entry.freq == 0:
-                    entries.pop(word, None)
+                    entries.pop(entry.pieces[0], None)
                 else:
-                    entries[word] = entry
+                    entries[entry.pieces[0]] = entry
             self._current, self._handed_out = Snapshot(entries), False
         return len(parsed)
+
+    # -- records and model folders ----------------------------------------------------------------
+    def records(self) -> list[list]:
+        """[word, freq, tag, pieces] of every entry (JSON-ready), what restore() reads back."""
+        return [[word, entry.freq, entry.tag, list(entry.pieces)] for word, entry in self.snapshot().entries.items()]
+
+    def restore(self, records: Iterable) -> None:
+        """Add the entries of records(): the word, then its forced split where it has pieces
+        (split keeps the frequency, at least 1, and drops the tag, as suggest_freq(tuple, True))."""
+        for word, freq, tag, pieces in records:
+            self.add(word, freq, tag)
+            if len(pieces) > 1:
+                self.split(tuple(pieces))
+
+    def save_folder(self, folder: str | os.PathLike) -> None:
+        """The entries into a model folder: whole words in user_dict.txt (jieba's format, `word
+        freq [tag]`, which load() and jieba read), forced splits in user_splits.json (jieba's
+        format cannot say them). Without such entries the file is removed (no stale words)."""
+        import json
+
+        folder, records = Path(folder), self.records()
+        words = "".join(f"{w} {freq}{' ' + tag if tag else ''}\n"
+                        for w, freq, tag, pieces in records if len(pieces) == 1)
+        splits = [{"pieces": pieces, "freq": freq} for _, freq, _, pieces in records if len(pieces) > 1]
+        splits_text = json.dumps(splits, ensure_ascii=False, indent=1) + "\n" if splits else ""
+        for name, content in ((USER_DICT_FILE, words), (USER_SPLITS_FILE, splits_text)):
+            if content:
+                (folder / name).write_text(content, encoding="utf-8")
+            else:
+                (folder / name).unlink(missing_ok=True)
+
+    def load_folder(self, folder: str | os.PathLike) -> None:
+        """What save_folder wrote into a model folder, if anything."""
+        import json
+
+        folder = Path(folder)
+        if (folder / USER_DICT_FILE).is_file():
+            self.load(folder / USER_DICT_FILE)
+        if (folder / USER_SPLITS_FILE).is_file():
+            splits = json.loads((folder / USER_SPLITS_FILE).read_text(encoding="utf-8"))
+            self.restore(("".join(s["pieces"]), s["freq"], None, s["pieces"]) for s in splits)
 
     def __len__(self) -> int:
         return len(self._current.entries)
@@ -298,6 +340,7 @@ class UserDictionary:
 
 
 def _entry(word, freq, tag) -> Entry:
+    """The checked entry of add_word(word, freq, tag); its one piece is the checked word."""
     word, freq = check_word(word), check_freq(freq)
     if tag is not None and not isinstance(tag, str):
         raise TypeError(f"tag must be a str or None, got {type(tag).__name__}")

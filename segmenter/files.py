@@ -37,6 +37,16 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         temporary.write_text(text, encoding="utf-8")
 
 
+def check_new_folder(out: str | os.PathLike, source: Path) -> Path:
+    """`out` as a folder a command may build from `source`: new, or empty, and not `source` itself."""
+    out = Path(out).expanduser()
+    if not str(out) or out.resolve() == Path(source).resolve():
+        raise ValueError(f"--out must be a new folder, not the model folder itself ({source})")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"--out {out} exists and is not an empty folder; choose a new folder")
+    return out
+
+
 @contextlib.contextmanager
 def staged_folder(source: str | os.PathLike, out: str | os.PathLike, skip: tuple[str, ...] = ()) -> Iterator[Path]:
     """A copy of the files of folder `source` (hidden ones and those named in `skip` left out)

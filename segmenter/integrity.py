@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import ModelLoadError
@@ -35,7 +36,6 @@ FORMAT = "segmenter checksums 1"
 UNLISTED = (MANIFEST_FILE, "segmenter_heads.json")
 SELF_CHECKED = (".npz",)  # formats with checksums inside, verified as they are read
 REMEDY = "re-copy the folder or re-run the command that wrote it"
-_hashes: dict[tuple, str] = {}  # (path, inode, size, mtime_ns) -> sha256, for files checked in this process
 
 
 def listed_files(folder: Path) -> list[Path]:
@@ -47,14 +47,18 @@ def listed_files(folder: Path) -> list[Path]:
 
 def sha256(path: Path) -> str:
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
-    if key not in _hashes:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        _hashes[key] = digest.hexdigest()
-    return _hashes[key]
+    return _sha256_of(str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=256)
+def _sha256_of(path: str, inode: int, size: int, mtime_ns: int) -> str:
+    """Keyed by what changes with the file's content, so a file checked once in this process is
+    not read again until it changes (the loaders check a folder more than once)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _entry(path: Path) -> dict:

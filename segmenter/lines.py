@@ -34,7 +34,7 @@ def decode_line(raw: bytes, number: int, name: str, errors: str = "strict") -> s
 def check_utf8(stream: BinaryIO, name: str, chunk: int = 1 << 20) -> None:
     """Raise UndecodableLine (file, line, column: as decode_line says them) at the first bytes of
     a binary stream that are not UTF-8; a streaming pass (an incremental decoder over chunks,
-    about 1 GB/s), so that a bad last line stops a run before the model loads, not after it."""
+    far quicker than segmenting), so that a bad last line stops a run before the model loads, not after it."""
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     lines, line_start, offset = 1, 0, 0  # line number and byte offset of the line at `offset`
     while True:

@@ -128,6 +128,20 @@ def test_e_save_pretrained_keeps_the_user_dictionary(tiny_model_dir, tmp_path):
     assert len(Segmenter(folder, window=30, overlap=8).user_dictionary) == 0
 
 
+def test_e_cli_user_dictionary_adds_to_the_saved_words(tiny_model_dir, tmp_path):
+    """`segmenter -m SAVED -u FILE` cuts with the folder's saved words and the file's, not the file's alone."""
+    from segmenter import Segmenter
+
+    seg = Segmenter(tiny_model_dir, window=30, overlap=8)
+    seg.add_word("我们中", freq=5)
+    folder = seg.save_pretrained(tmp_path / "saved")
+    (tmp_path / "u.txt").write_text("国家 3\n", encoding="utf-8")
+    (tmp_path / "in.txt").write_text("我们中国家\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    assert main(["-m", str(folder), "-u", str(tmp_path / "u.txt"), str(tmp_path / "in.txt"), "-o", str(out), "-q"]) == 0
+    assert out.read_text(encoding="utf-8").split() == ["我们中", "国家"]
+
+
 @pytest.mark.slow  # the shipped model and its word table
 def test_f_search_mode_sub_words_are_words():
     from segmenter import Segmenter

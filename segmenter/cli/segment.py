@@ -237,6 +237,16 @@ def load_user_dictionaries(paths: list[str]):
     return dictionary
 
 
+def with_saved_words(folder, extra):
+    """The user words saved in a model folder (Segmenter.save_pretrained), then those of `extra`."""
+    from ..dictionary import UserDictionary
+
+    dictionary = UserDictionary()
+    dictionary.load_folder(folder)
+    dictionary.restore(extra.records())
+    return dictionary
+
+
 def check_output(path: str | None) -> None:
     """Fail before the model loads when -o cannot be written (atomic_output would only find out
     after it)."""
@@ -308,8 +318,11 @@ def run(args: argparse.Namespace) -> int:
     show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
     try:
         resolve_device(args.device)  # fail here, not once in each worker
+        folder = resolve_model_folder(args.model)
+        if len(user_dictionary):  # -u adds to the words a folder was saved with, as add_word would
+            user_dictionary = with_saved_words(folder, user_dictionary)
         spec = WorkerSpec(
-            str(resolve_model_folder(args.model)), device=args.device, batch_size=args.batch_size,
+            str(folder), device=args.device, batch_size=args.batch_size,
             granularity=parse_granularity(args.granularity), num_threads=args.threads, standard=args.standard,
             user_dictionary=user_dictionary if len(user_dictionary) else None,
             conventions=(None if CONVENTION_CHOICES[args.conventions] is None

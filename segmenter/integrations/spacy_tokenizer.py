@@ -93,7 +93,7 @@ class SegmenterTokenizer:
             model = self._model_copy if self._model_copy is not None else self.cfg["model"]
             segmenter = Segmenter(model, **{name: self.cfg[name] for name in SEGMENTER_OPTIONS})
             if self._saved_words is not None:
-                _restore_words(segmenter.user_dictionary, self._saved_words)
+                segmenter.user_dictionary.restore(self._saved_words)
             elif self.cfg["userdict"] is not None:
                 segmenter.load_userdict(self.cfg["userdict"])
             self._segmenter = segmenter
@@ -138,13 +138,13 @@ class SegmenterTokenizer:
     # -- saving ----------------------------------------------------------------------------------
     def _user_words(self) -> list:
         if self._segmenter is not None:
-            return _dump_words(self._segmenter.user_dictionary)
+            return self._segmenter.user_dictionary.records()
         if self._saved_words is not None:
             return [list(entry) for entry in self._saved_words]
         dictionary = UserDictionary()
         if self.cfg["userdict"] is not None:
             dictionary.load(self.cfg["userdict"])
-        return _dump_words(dictionary)
+        return dictionary.records()
 
     def _local_model(self) -> Path | None:
         """The model folder on this machine, if the model is one (not a shipped or hub name);
@@ -219,16 +219,3 @@ def spacy_words(words: list[str]) -> tuple:
         tokens.append(word)
         spaces.append(False)
     return tokens, spaces
-
-
-def _dump_words(dictionary: UserDictionary) -> list:
-    return [[word, entry.freq, entry.tag, list(entry.pieces)] for word, entry in dictionary.entries.items()]
-
-
-def _restore_words(dictionary: UserDictionary, words: list) -> None:
-    """Entries of _dump_words: add_word, then the forced split where there are pieces (split keeps
-    the frequency, at least 1, and drops the tag, as suggest_freq(tuple, tune=True) did)."""
-    for word, freq, tag, pieces in words:
-        dictionary.add(word, freq, tag)
-        if len(pieces) > 1:
-            dictionary.split(pieces)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..corpus import iter_raw_lines
-from ..files import staged_folder
+from ..files import check_new_folder, staged_folder
 from ..integrity import write_manifest
 from ..model import check_folder, embedded_model_path, read_profile, resolve_model_folder
 from ..profile import PROFILE_FILE
@@ -73,11 +73,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     for path in raw:
         if not Path(path).is_file():
             raise FileNotFoundError(2, "No such file or directory", str(path))
-    out = Path(out).expanduser()
-    if not str(out) or out.resolve() == base.resolve():
-        raise ValueError(f"--out must be a new folder, not the model folder itself ({base})")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ValueError(f"--out {out} exists and is not an empty folder; choose a new folder")
+    out = check_new_folder(out, base)
     if min_count is not None and (not isinstance(min_count, int) or min_count < 1):
         raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..assembly import assemble
 from ..bench.evaluation import score
-from ..files import staged_folder
+from ..files import check_new_folder, staged_folder
 from ..integrity import write_manifest
 from ..levels import COUNT_STANDARDS, DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard
 from ..profile import PROFILE_FILE
@@ -91,17 +91,15 @@ def calibrate(model, gold_path: str | Path, out: str | Path, sentences: int = MA
     the default to `out` (a new or empty folder; whole or absent after a crash)."""
     from ..api import Segmenter
     from ..corpus import read_gold
+    from ..model import resolve_model_folder
 
-    out = Path(out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ValueError(f"--out {out} exists and is not an empty folder; choose a new folder")
+    folder = resolve_model_folder(model)
+    out = check_new_folder(out, folder)
     gold = read_gold(gold_path, sentences)
     if len(gold) < MIN_SENTENCES:
         raise ValueError(f"{gold_path} has {len(gold)} sentences; calibrating needs at least {MIN_SENTENCES} "
                          "(one a line, words split by spaces)")
-    segmenter = Segmenter(model)
-    if out.resolve() == segmenter.folder.resolve():
-        raise ValueError(f"--out must be a new folder, not the model folder itself ({segmenter.folder})")
+    segmenter = Segmenter(folder)
     result = calibrate_standard(segmenter, gold)
     with staged_folder(segmenter.folder, out, skip=(PROFILE_FILE,)) as building:
         runtime = standalone_table(segmenter.folder, segmenter.profile.runtime, building)
