@@ -64,10 +64,14 @@ class WordDecoding:
     join3: float | None = 0.7  # 2+1 or 1+2: count(word) / count(its two-character part)
     # 2+1 also joins where the unigram model's log p(word) - log p(2) - log p(1) >= join3_logp
     # (世界|杯: MSR writes such words whole, PKU splits many). None: never, the default; the
-    # coarse levels set it (levels.COARSE_JOIN3_LOGP).
+    # standards set it (rules.TABLE's join3_logp row).
     join3_logp: float | None = None
     join4: float | None = 0.5  # 2+2: the larger of count(word) / count(half)
     join_min_count: int = 10  # the joined word must have been seen this often
+    # Two decoded words of 2+ characters each, 5+ together (中华人民|共和国, longer than max_len):
+    # they join when the string of up to three characters either side of their junction is a share
+    # >= join_long of the occurrences of each side (join_long_words). None: never.
+    join_long: float | None = None  # the standards set it (rules.TABLE's join_long row)
     # 1+1 (其|中, 为|了, 以|上): count(word) / the larger count of its two characters, and only
     # where the heads' score of the junction (threshold subtracted) is below join2_below: 他|说
     # is as cohesive, and the head is sure of that cut.
@@ -97,7 +101,7 @@ class WordDecoding:
         for name in ("join3_logp", "units_logp"):
             if getattr(self, name) is not None and not np.isfinite(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number or None (never join), got {getattr(self, name)!r}")
-        for name in ("join2", "join3", "join4", "join_units"):
+        for name in ("join2", "join3", "join4", "join_units", "join_long"):
             value = getattr(self, name)
             if value is not None and not (np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number or None (never join), got {value!r}")
@@ -218,6 +222,8 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
         join_units(cut, joined, starts, sizes, firsts, table, options)
     if options.join2 is not None or options.join3 is not None or options.join4 is not None:
         join_cohesive(cut, scores, joined, starts, sizes, firsts, table, options)
+    if options.join_long is not None:
+        join_long_words(cut, joined, starts, sizes, firsts, table, options)
     pieces = iter(np.split(cut, np.cumsum([len(c) for c in cuts if len(c)])[:-1]))
     return [next(pieces) if len(c) else c for c in cuts]
 
@@ -341,6 +347,32 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
         margin = table.logp_margin_at(text, begin[by_model], [(2, 1)] * len(by_model))
         three[by_model[margin >= options.join3_logp]] = True
     chosen = pair[(whole >= options.join_min_count) & (four | ((left + right == 3) & three) | two_chars)]
+    previous = -2
+    for j in chosen.tolist():  # few: a Python loop keeps "the left one" simple
+        if j != previous + 1:
+            cut[after[j]] = False
+            previous = j
+
+
+def join_long_words(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray,
+                    table: WordTable, options: WordDecoding) -> None:
+    """Uncut (in place) the junction between two decoded words of 2+ characters each and 5+
+    together whose junction the raw text rarely breaks: take up to three characters of each
+    side (the table counts strings of up to six), and join when that string is a share >=
+    join_long of the occurrences of both of its sides (华人民|共和国: 7,791 of 7,800 and of 8,898,
+    so 中华人民|共和国 -> 中华人民共和国, longer than the decoder's max_len). 国内|生产总值 stays:
+    内生产 is rare beside 国内. A word joins once: of two overlapping pairs, the left one.
+    Chosen on the six dev files: neutral to +0.0002 on each, at every named standard."""
+    run, begin, lengths, after = _decoded_words(cut, starts, sizes, firsts)
+    pair = np.flatnonzero(run[:-1] == run[1:])
+    left, right = lengths[pair], lengths[pair + 1]
+    keep = (left >= 2) & (right >= 2) & (left + right >= 5)
+    pair, left, right = pair[keep], np.minimum(left[keep], 3), np.minimum(right[keep], 3)
+    if not len(pair):
+        return
+    around = begin[pair + 1] - left  # the string of `left` + `right` characters around the junction
+    whole, share_left, share_right = table.shares_at(text, around, left + right, [(0, left)], [(left, right)])
+    chosen = pair[(whole >= options.join_min_count) & (np.minimum(share_left, share_right) >= options.join_long)]
     previous = -2
     for j in chosen.tolist():  # few: a Python loop keeps "the left one" simple
         if j != previous + 1:

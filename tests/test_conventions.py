@@ -1,4 +1,4 @@
-"""Conventions of numbers, dates and counts (conventions.py), and the calibrated choice."""
+"""Conventions of numbers, dates and counts (the convention rows of rules.TABLE, run by conventions.apply_conventions), and the calibrated choice."""
 import numpy as np
 import pytest
 

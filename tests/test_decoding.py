@@ -239,3 +239,25 @@ def test_four_character_units_join_from_single_characters():
     assert list(cut_junctions(TextPlan("他们翻山越岭"), np.full(5, 5.0), table, options)) == [True, True, False, False, False]
     # units_from: the four characters must be autonomous enough
     assert list(cut_junctions(TextPlan("翻山越岭"), sure, table, replace(options, units_from=100.0))) == [True, True, True]
+
+
+# 中华人民 is nearly always followed by 共和国 (one word longer than the decoder's max_len);
+# 北京 and 大学生 each occur far more often without the other.
+LONG_WORDS = ["中华人民共和国成立", "中华人民共和国的人", "在中华人民共和国", "共和国万岁", "北京大学生", "北京很好",
+              "北京的人", "去北京", "大学生们", "好的大学生", "大学生说"] * 12
+
+
+def test_long_words_join_where_the_raw_text_never_breaks_them():
+    table = WordTable.from_texts(LONG_WORDS, max_n=6, min_count=1)
+    options = WordDecoding(alpha=0.0, bonus=0.0, join2=None, join3=None, join4=None, join_units=None,
+                           units_logp=None, join_min_count=5, join_long=0.7)
+    # 中华人民|共和国: 华人民共和国 is all of 华人民's and 12/13 of 共和国's occurrences: one word
+    cut = cut_junctions(TextPlan("中华人民共和国"), np.array([-5.0, -5.0, -5.0, 8.0, -5.0, -5.0]), table, options)
+    assert not cut.any()
+    # 北京|大学生: 北京大学 is a small share of 北京's occurrences: two words
+    cut = cut_junctions(TextPlan("北京大学生"), np.array([-5.0, 8.0, -5.0, -5.0]), table, options)
+    assert list(cut) == [False, True, False, False]
+    off = replace(options, join_long=None)  # off: the heads' cut stays
+    assert cut_junctions(TextPlan("中华人民共和国"), np.array([-5.0, -5.0, -5.0, 8.0, -5.0, -5.0]), table, off)[3]
+    with pytest.raises(ValueError, match="join_long"):
+        WordDecoding(join_long=0.0)

@@ -4,16 +4,18 @@ whose default follows them.
 
 The heads are read once; each candidate re-assembles the words (assembly.py), so a search of a
 few hundred candidates takes seconds. The search starts from the best named standard (the
-general one wins ties) and then changes one switch of levels.Rules or its threshold at a time,
-keeping a change only where word F1 on the sentences rises by more than `min_gain` (few
-sentences: small gains are noise), until no change helps. So the result never scores below the
-general default on the sentences that calibrated it. Nothing trains: the model's weights, head
-profile weights and word table stay as they are.
+general one wins ties) and then changes one setting of a row of the rule table (rules.TABLE: to
+the other values its `search` lists; rows every standard applies, such as number units, have
+none) or the threshold at a time, the first best in table order, keeping a change only where
+word F1 on the sentences rises by more than `min_gain` (few sentences: small gains are noise),
+until no change helps. So the result never scores below the general default on the sentences
+that calibrated it. Nothing trains: the model's weights, head profile weights and word table
+stay as they are.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +24,9 @@ from ..assembly import assemble
 from ..bench.evaluation import score
 from ..files import check_new_folder, staged_folder
 from ..integrity import write_manifest
-from ..levels import COUNT_STANDARDS, DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard
+from ..levels import DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard
 from ..profile import PROFILE_FILE
+from ..rules import TABLE
 from ..wordstats import standalone_table
 from .model_card import append_card_section
 
@@ -42,18 +45,9 @@ class Calibration:
 
 
 def rule_options(rules: Rules) -> list[Rules]:
-    """Every Rules that differs from `rules` in one switch."""
-    options = []
-    for field in fields(Rules):
-        value = getattr(rules, field.name)
-        if field.name == "counts":
-            alternatives = [c for c in COUNT_STANDARDS if c != value]
-        elif field.name == "join3_logp":
-            alternatives = [None if value is not None else STANDARDS["msr"].rules.join3_logp]
-        else:
-            alternatives = [not value]
-        options += [replace(rules, **{field.name: a}) for a in alternatives]
-    return options
+    """Every Rules that differs from `rules` in one switch: each row's other `search` values, in table order."""
+    return [replace(rules, **{row.name: value}) for row in TABLE for value in row.search
+            if value != getattr(rules, row.name)]
 
 
 def calibrate_standard(segmenter, gold: list[list[str]], min_gain: float = 0.002, rounds: int = 5) -> Calibration:

@@ -1,0 +1,322 @@
+"""Every rule of a segmentation standard, as one ordered table (TABLE, at the end of this file).
+
+Two kinds of rule, both decisions of a standard that no head can learn (conventions.py says why):
+  - a **convention** moves word ends inside the words the decoder chose (１９９７|年 -> １９９７年);
+    its function takes (text, runs, ends, conventions, setting, word_table) and returns the ends;
+  - a **decoder join** sets an option of the word decoder (decoding.WordDecoding) before it runs;
+    its function takes (decoding, setting) and returns the decoding.
+A row (`Rule`) is a rule's name, what it does, that function, the character lists and thresholds
+it reads (its `params`: together they are the fields of conventions.Conventions) and its setting
+in each named standard: False (off), True or a value (on, with that value). A standard
+(levels.Standard) is one setting per row (levels.Rules, built from the rows); conventions run in
+table order (conventions.apply_conventions), decoder joins likewise (levels.Level.at), and
+`segmenter calibrate` tries each row's `search` values. Removing a row removes its rule, switch
+and parameters everywhere; adding a rule is one row.
+
+The order matters where two rules touch the same words: a surname splits before a suffix joins
+(江泽民 -> 江|泽民, never 泽民+suffix first), counts split after both (十五|部 joined, then split).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+
+from .text import HAN_SPAN_RE, attached_end
+
+STANDARD_NAMES = ("pku", "msr", "ud", "general")  # the named standards (levels.STANDARDS), each row's `at`
+COUNT_STANDARDS = ("fine", "default", "coarse")  # how a standard writes counts: UD's, PKU's, MSR's
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str  # its switch in a standard (a field of levels.Rules)
+    about: str
+    run: Callable  # what it does (a convention's or a decoder join's function: see above)
+    at: dict  # {standard name: setting}; False or None: off
+    params: dict | None = None  # {Conventions field: default}: the character lists and thresholds it reads
+    decoder: bool = False  # a decoder join: run(decoding, setting), called whatever the setting
+    choices: tuple | None = (False, True)  # the settings a standard may give it; None: any
+    search: tuple = (False, True)  # the settings `segmenter calibrate` tries; (): it keeps the standard's
+    needs: str | None = None  # it runs only where this row is on too
+
+    def __post_init__(self):
+        if set(self.at) != set(STANDARD_NAMES):
+            raise ValueError(f"rule {self.name!r} needs a setting for each of {STANDARD_NAMES}, got {sorted(self.at)}")
+
+
+def is_on(setting) -> bool:
+    return setting is not False and setting is not None
+
+
+# --- conventions: (text, runs, ends, conventions, setting, word_table) -> ends -------------------
+
+def number_units(text, runs, ends, c, on, word_table):
+    """A number run followed at once by a unit: the unit ends the number's word (１９９７年|底)."""
+    if not c.units or not any(run.kind == "number" for run in runs):  # most texts have no number
+        return ends
+    digits = _ASCII_OR_FULL if c.ascii_digits else _FULL_WIDTH
+    joined = [run for run in _numbers_before_han(runs) if text[run.end] in c.units
+              and digits.fullmatch(text, run.start, run.end)]
+    if not joined:
+        return ends
+    add = [attached_end(text, run.end + 1) for run in joined]  # only the unit (with its marks: 亿\ufe0f)
+    return np.setdiff1d(np.union1d(ends, np.array(add, dtype=np.int64)), np.array([r.end for r in joined], np.int64))
+
+
+def join_dates(text, runs, ends, c, on, word_table):
+    """Number+unit words (number_units joined them) of date units in a row, nothing between them,
+    make one word (１９９７年|１２月 -> １９９７年１２月)."""
+    if not c.date_units or not any(run.kind == "number" for run in runs):
+        return ends
+    ending = set(ends.tolist())
+    dates = [(run.start, run.end + 1) for run in _numbers_before_han(runs)  # the unit joined its number
+             if text[run.end] in c.date_units and run.end not in ending]
+    drop = [end for (_, end), (start, _) in zip(dates, dates[1:]) if end == start]
+    return np.setdiff1d(ends, np.array(drop, dtype=np.int64)) if drop else ends
+
+
+def _numbers_before_han(runs):
+    return [run for run, after in zip(runs, runs[1:])
+            if run.kind == "number" and after.kind == "han" and after.start == run.end]
+
+
+def join_han_numbers(text, runs, ends, c, on, word_table):
+    """A number written in Han numerals (with 第 before it: an ordinal) loses the word ends
+    inside it: 第十|五 -> 第十五, 三|十二 -> 三十二. Two or more numerals with a power among
+    them (十 百 千 万 亿), or three digits and more (一九九八): 一一 and 万一 are left alone. A
+    percentage too, with its decimals (百分之|四十二|点|八 -> 百分之四十二点八)."""
+    if not (c.han_powers or c.han_digits):
+        return ends
+    pattern = _han_number_pattern(c.han_digits, c.han_powers, c.percent)
+    inner = [k for match in pattern.finditer(text) for k in range(match.start() + 1, match.end())]
+    return np.setdiff1d(ends, np.array(inner, dtype=np.int64)) if inner else ends
+
+
+def split_surnames(text, runs, ends, c, on, word_table):
+    """A three-character Han word that starts with a surname and reads as a personal name
+    splits after the surname (江泽民 -> 江|泽民): its first two characters occur in it at least
+    `name_share` of the time in the raw text (not 金融|业), no character of the given name is a
+    transliteration's (莫斯科) and it does not end in a suffix."""
+    if not c.surnames or not _any_of(c.surnames).search(text):
+        return ends
+    starts = np.concatenate([[0], ends[:-1]])
+    suffixes = getattr(c, "suffixes", "")  # join_suffixes' list, where that row is in the table
+    candidates = [k for k in np.flatnonzero(ends - starts == 3).tolist()
+                  if text[starts[k]] in c.surnames and HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])
+                  and not any(ch in c.foreign for ch in text[starts[k] + 1 : ends[k]])
+                  and text[ends[k] - 1] not in suffixes]
+    if candidates and word_table is not None:
+        _, share = word_table.shares_at(text, starts[np.array(candidates)], 3, [(0, 2)])
+        candidates = [k for k, v in zip(candidates, share.tolist()) if not v < c.name_share]  # NaN: unknown, kept
+    return np.union1d(ends, starts[np.array(candidates, dtype=np.int64)] + 1) if candidates else ends
+
+
+def join_suffixes(text, runs, ends, c, on, word_table):
+    return _join_suffixes(text, ends, c.suffixes, word_table)
+
+
+def join_coarse_suffixes(text, runs, ends, c, on, word_table):
+    return _join_suffixes(text, ends, c.coarse_suffixes, word_table)
+
+
+def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np.ndarray:
+    """A two-character Han word followed by a one-character word from `suffixes` becomes one
+    word (经营|者 -> 经营者), where the word table has the three characters with autonomy >= 0. A
+    joined word takes no second suffix (the word before a candidate has two characters), so the
+    two suffix rows give the words one pass over both lists would."""
+    if not suffixes or not _any_of(suffixes).search(text):  # most texts: nothing to do
+        return ends
+    starts = np.concatenate([[0], ends[:-1]])
+    lengths = ends - starts
+    after_pair = np.flatnonzero((lengths[1:] == 1) & (lengths[:-1] == 2)) + 1  # one-character words after two
+    candidates = [k for k in after_pair.tolist()
+                  if text[starts[k]] in suffixes and HAN_SPAN_RE.fullmatch(text, starts[k - 1], ends[k])]
+    if candidates and word_table is not None:  # NaN (a string the table lacks) is not >= 0
+        autonomy = word_table.autonomy_at(text, starts[np.array(candidates) - 1], np.full(len(candidates), 3))
+        candidates = [k for k, a in zip(candidates, autonomy.tolist()) if a >= 0]
+    return np.delete(ends, [k - 1 for k in candidates]) if candidates else ends
+
+
+def split_marks(text, runs, ends, c, on, word_table):
+    """A run of one repeated mark from `split_marks` (—— ……) becomes one word per mark."""
+    if not c.split_marks:
+        return ends
+    cuts = [k for run in runs if run.kind == "punct" and run.end - run.start > 1 and text[run.start] in c.split_marks
+            for k in range(run.start + 1, run.end) if text[k] == text[run.start]]
+    return np.union1d(ends, np.array(cuts, dtype=np.int64)) if cuts else ends
+
+
+def split_counts(text, runs, ends, c, counts, word_table):
+    """A word of a numeral (one or two characters) and a classifier splits before the
+    classifier where the standard of `counts` writes them apart (_count_apart); 这一 and 那一
+    split at every level."""
+    if not c.classifiers:
+        return ends
+    numerals = c.numerals + c.default_numerals + "一" + c.demonstratives
+    if not _count_pattern(numerals, c.classifiers + "一").search(text):
+        return ends  # most texts: no numeral before a classifier
+    starts = np.concatenate([[0], ends[:-1]])
+    cuts = [end - 1 for start, end in zip(starts.tolist(), ends.tolist())
+            if (2 <= end - start <= 3 or end - start > 3 and _is_ordinal(text[start : end - 1], c))
+            and (text[end - 1] in c.classifiers and _count_apart(text[start : end - 1], text[end - 1], c, counts)
+                 or end - start == 2 and text[end - 1] == "一" and text[start] in c.demonstratives)]
+    return np.union1d(ends, np.array(cuts, dtype=np.int64)) if cuts else ends
+
+
+def _count_apart(numeral: str, classifier: str, c, counts: str) -> bool:
+    """Whether the standard of `counts` (one of COUNT_STANDARDS) writes `numeral` and `classifier` apart."""
+    if counts != "coarse" and _is_ordinal(numeral, c):  # PKU, UD: 第十五 次, 第一 个
+        return True
+    if counts == "fine":  # UD-like: every count
+        return all(ch in c.numerals for ch in numeral)
+    if counts == "default":  # PKU-like: 两 条, 一 年; but 一个 一些 这种
+        return all(ch in c.default_numerals for ch in numeral) or numeral == "一" and classifier not in c.one_joins
+    return numeral == "一" and classifier in c.coarse_one_splits  # MSR-like: 两个 一次; but 一 位, 一 项
+
+
+def _is_ordinal(numeral: str, c) -> bool:
+    """第 and Han numerals (第一, 第十五): MSR writes 第一次 whole, PKU and UD 第一 次."""
+    digits = getattr(c, "han_digits", "") + getattr(c, "han_powers", "")  # join_han_numbers' lists
+    return len(numeral) >= 2 and numeral[0] == "第" and all(ch in digits for ch in numeral[1:])
+
+
+def split_function_words(text, runs, ends, c, on, word_table):
+    """A two-character Han word led by one of `function_words`, or ended by one of `particles`,
+    splits in two (就是 -> 就|是, 有着 -> 有|着), unless the word table's unigram model has the
+    word more than e**function_pair_logp times likelier than its two characters as words (已经,
+    也许, 觉得 stay). Without a unigram model nothing tells 已有 from 已经: the rule does not run."""
+    if (not (c.function_words or c.particles) or word_table is None or word_table.unigram is None
+            or not _any_of(c.function_words + c.particles).search(text)):
+        return ends
+    starts = np.concatenate([[0], ends[:-1]])
+    candidates = np.array([k for k in np.flatnonzero(ends - starts == 2).tolist()
+                           if (text[starts[k]] in c.function_words or text[starts[k] + 1] in c.particles)
+                           and HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])], dtype=np.int64)
+    if not len(candidates):
+        return ends
+    begin = starts[candidates]
+    apart = word_table.logp_margin_at(text, begin, [(1, 1)] * len(begin)) <= c.function_pair_logp
+    return np.union1d(ends, begin[apart] + 1) if apart.any() else ends
+
+
+# --- decoder joins: (decoding, setting) -> decoding ------------------------------------------------
+
+def pair_joins(decoding, on):
+    """Off: the decoder joins no cohesive 2+1, 1+2 or 2+2 pair (decoding.join_cohesive), 1+1 still."""
+    return decoding if on else replace(decoding, join3=None, join4=None)
+
+
+def join3_logp(decoding, logp):
+    """A number: 2+1 pairs also join where the unigram model has the word e**logp times likelier
+    than its two words, unless the decoder was given a join3_logp of its own."""
+    return replace(decoding, join3_logp=logp) if logp is not None and decoding.join3_logp is None else decoding
+
+
+def join_long(decoding, share):
+    """A number: two decoded words of 2+ characters each, 5+ together, join where the string
+    around their junction is that share of both sides' occurrences (decoding.join_long_words),
+    unless the decoder was given a join_long of its own."""
+    return replace(decoding, join_long=share) if share is not None and decoding.join_long is None else decoding
+
+
+@lru_cache(maxsize=16)
+def _count_pattern(numerals: str, classifiers: str) -> re.Pattern:
+    return re.compile(f"[{re.escape(numerals)}][{re.escape(classifiers)}]")
+
+
+@lru_cache(maxsize=16)
+def _han_number_pattern(digits: str, powers: str, percent: str = "") -> re.Pattern:
+    """`percent` then numerals, and 点 and digits after them (百分之四十二点八); 第? then two
+    numerals or more, one of them a power, not led by 万 or 亿 (万一 亿万 are words, not
+    numbers); or 第? then three digits or more."""
+    leading = re.escape(digits + powers.replace("万", "").replace("亿", ""))
+    numeral, digit, power = re.escape(digits + powers), re.escape(digits), re.escape(powers)
+    parts = []
+    if percent and (digits or powers):  # first: the percentage is the longer match
+        parts.append(f"{re.escape(percent)}[{numeral}]+{f'(?:点[{digit}]+)?' if digits else ''}")
+    if powers:  # the lookahead: a power comes after the digits, if any, that lead
+        parts.append(f"第?(?={f'[{digit}]*' if digits else ''}[{power}])[{leading}][{numeral}]+")
+    if digits:
+        parts.append(f"第?[{digit}]{{3,}}")
+    return re.compile("|".join(parts) or "(?!)")
+
+
+@lru_cache(maxsize=16)
+def _any_of(characters: str) -> re.Pattern:
+    return re.compile(f"[{re.escape(characters)}]")
+
+
+_FULL_WIDTH = re.compile(r"[\uff10-\uff19]+(?:[\uff0e\uff1a][\uff10-\uff19]+)*")  # １９９７, ３．５
+_ASCII_OR_FULL = re.compile(r"[0-9\uff10-\uff19]+(?:[.:\uff0e\uff1a][0-9\uff10-\uff19]+)*")
+
+
+def _at(general, pku, msr, ud) -> dict:
+    return {"general": general, "pku": pku, "msr": msr, "ud": ud}
+
+
+EVERY = _at(True, True, True, True)  # a rule every named standard applies (calibrate leaves it on: search=())
+# 2+1 pairs the unigram model has e**7 times likelier as one word join (世界|杯 -> 世界杯, as MSR
+# writes it; chosen on msr_dev).
+JOIN3_LOGP = 7.0
+# 华人民|共和国 is 7,791 of 7,800 and of 8,898 occurrences: 中华人民共和国 joins. Chosen on the six dev
+# files (first 1,000 sentences): 0.5 to 0.9 all within +0.0002 of off on each file, at each standard.
+JOIN_LONG = 0.7
+
+# The rules, in the order they run. Each was kept where the dev files gained
+# (benchmarks/results/conventions_dev.md, standards_dev.md); the settings of `general` were chosen
+# on the mean F1 of six dev files, none below jieba (benchmarks/standards_dev.py).
+TABLE = (
+    Rule("number_units", "a number in full-width digits takes the unit after it: １９９７年 ３０万 (UD: 1996 年)",
+         number_units, EVERY, search=(), params=dict(
+             units="年月日号时分秒万亿",
+             ascii_digits=False)),  # True: ASCII digits take their unit too (the SIGHAN files write full-width)
+    Rule("join_han_numbers", "a number in Han numerals is one word: 三十二 第十五 一九九八 百分之四十二点八",
+         join_han_numbers, EVERY, search=(), params=dict(
+             han_digits="〇零一二三四五六七八九两几", han_powers="十百千万亿", percent="百分之")),
+    Rule("split_surnames", "a three-character name splits after its surname: 江|泽民 (PKU, UD; MSR: 江泽民)",
+         split_surnames, _at(False, True, False, True), params=dict(
+             surnames=("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡"
+                       "余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙"
+                       "史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"),
+             foreign="斯克尔利维埃鲁门尼伦特森迪莱拉里诺亚夫娃卡罗曼布",  # sounds of transliterated names
+             name_share=0.5)),  # its first two characters occur in the name this share of the time (raw text)
+    Rule("join_suffixes", "a two-character word takes a suffix: 经营|者 -> 经营者, 浙江|省 (PKU, MSR; UD apart)",
+         join_suffixes, _at(True, True, True, False), params=dict(
+             suffixes="社部化院县员界业率厂制力费价镇点片金台式额线馆室师度品感学户器厅展期")),
+    Rule("coarse_suffixes", "... and one of these: 上海|市 -> 上海市, 中国|队 -> 中国队 (MSR; PKU, UD apart)",
+         join_coarse_suffixes, _at(True, False, True, False), needs="join_suffixes", params=dict(
+             coarse_suffixes="会性者市省局区队国团")),
+    Rule("join_dates", "number+unit words of a date in a row make one word: １９９７年２月 (MSR)",
+         join_dates, _at(False, False, True, False), params=dict(date_units="年月日号时分")),
+    Rule("split_marks", "a run of dashes or dots splits into single marks: —— -> — — (MSR)",
+         split_marks, _at(False, False, True, False), params=dict(split_marks="\u2014\u2026")),
+    Rule("counts", "a numeral and its classifier split as the standard writes counts: "
+                   "fine 两|个 一|个 (UD), default 两|个 but 一个 (PKU), coarse 两个 but 一|位 (MSR)",
+         split_counts, _at("default", "default", "coarse", "fine"), choices=COUNT_STANDARDS, search=COUNT_STANDARDS,
+         params=dict(
+             numerals="一二三四五六七八九十两几这那每各某哪半",  # fine: these, then a classifier, split
+             default_numerals="二三四五六七八九十两几半",  # default: these split from any classifier ...
+             one_joins="个些样家代",  # ... and 一 from any but these (PKU: 一个, 一 年)
+             coarse_one_splits="位项条座支场份张名届句棵轮步",  # coarse: 一 splits from these only (MSR: 一 位, 一次)
+             demonstratives="这那",  # 这一 and 那一 split at every level (PKU and MSR: 这 一)
+             classifiers=("个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把"
+                          "本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步"))),
+    # Only characters that cost no dev file anything (how each was chosen: the default model's
+    # card, segmenter/models/default); e**6.5: 就是 is not likelier as one word, 已经 is.
+    Rule("split_function_words", "a two-character word led by a function word or ended by a particle "
+                                 "splits: 就|是 已|有 有|着 (but 已经 也许, by the unigram model)",
+         split_function_words, EVERY, search=(), params=dict(
+             function_words="都也就更已将曾他没仍只给仅", particles="着过得", function_pair_logp=6.5)),
+    Rule("pair_joins", "the decoder joins cohesive 2+1, 1+2 and 2+2 pairs: 新华社 生产总值 (PKU, MSR; UD: 1+1 only)",
+         pair_joins, _at(True, True, True, False), decoder=True),
+    Rule("join3_logp", "the decoder joins 2+1 pairs the unigram model has e**value times likelier as one "
+                       "word: 世界杯 (MSR)",
+         join3_logp, _at(JOIN3_LOGP, None, JOIN3_LOGP, None), decoder=True, choices=None, search=(None, JOIN3_LOGP)),
+    Rule("join_long", "the decoder joins two words of 2+ characters, 5+ together, whose junction the raw text "
+                      "rarely breaks: 中华人民共和国 (PKU, MSR; UD: 中华 人民 共和国)",
+         join_long, _at(JOIN_LONG, JOIN_LONG, JOIN_LONG, None), decoder=True, choices=None, search=(None, JOIN_LONG)),
+)
