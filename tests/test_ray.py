@@ -17,7 +17,8 @@ pytest.importorskip("ray.data", reason='Ray Data is not installed: pip install "
 from segmenter import ModelLoadError, Segmenter  # noqa: E402
 from segmenter.lines import join_words  # noqa: E402
 from segmenter.scale.ray import (  # noqa: E402
-    SegmentBatch, _OrderedWriter, _split_file_batch, check_model, expand_inputs, output_paths, plan_actors, run_job,
+    KILL_ENV, SegmentBatch, _OrderedWriter, _split_file_batch, check_model, expand_inputs, output_paths, plan_actors,
+    run_job,
 )
 
 # Empty lines, CRLF, U+2028 and \x1c inside a line (str.splitlines would split there), Latin.
@@ -66,6 +67,7 @@ def test_split_rows_keep_every_line_and_report_bad_bytes():
     rows = _split_file_batch({"bytes": [FIRST.encode(), b"ok\n\xff\n"], "path": ["a", "b"]}, "strict")
     assert list(rows["text"][:-1]) == lines_of(FIRST) and list(rows["line"][:-1]) == list(range(1, len(lines_of(FIRST)) + 1))
     assert rows["error"][0] == "" and "b, line 2" in rows["error"][-1]
+    assert set(rows["lines"][:-1]) == {len(lines_of(FIRST))} and rows["lines"][-1] == 1  # the error row
     assert _split_file_batch({"bytes": [b"\xff"], "path": ["b"]}, "replace")["text"][0] == "\ufffd"
 
 
@@ -89,6 +91,55 @@ def test_job_planning_and_refusals(corpus, tmp_path):
     writer.abort()
 
 
+def test_writer_is_idempotent_and_writes_each_file_whole(tmp_path):
+    # A batch computed twice (its actor died after the rows left) reaches each file once.
+    outputs = {"a": tmp_path / "a.txt", "b": tmp_path / "sub" / "b.txt"}
+    writer = _OrderedWriter(outputs, "text", "/")
+    for path, line, total in [("a", 1, 2), ("a", 1, 2), ("a", 2, 2), ("a", 2, 2), ("b", 1, 1), ("a", 1, 2), ("b", 1, 1)]:
+        writer.write(path, line, ["好", str(line)], total)
+        if (path, line) == ("a", 2):
+            assert (tmp_path / "a.txt").read_text() == "好/1\n好/2\n"  # renamed at its last line
+    writer.finish()
+    assert writer.duplicates == 4 and (tmp_path / "sub" / "b.txt").read_text() == "好/1\n"
+    assert not list(tmp_path.rglob("*.part"))
+    # A file cut short, a file that comes back with new lines, or an input whose lines never came
+    # stops the writer (a gap: test_job_planning_and_refusals); a file cut short is not written.
+    writer = _OrderedWriter({"a": tmp_path / "c.txt", "b": tmp_path / "d.txt"}, "text", " ")
+    writer.write("a", 1, ["x"], 3)
+    writer.write("a", 2, ["x"], 3)
+    with pytest.raises(RuntimeError, match="a: 2 of 3 lines arrived"):
+        writer.write("b", 1, ["x"], 1)
+    assert not (tmp_path / "c.txt").exists() and not list(tmp_path.rglob("*.part"))
+    writer = _OrderedWriter({"a": tmp_path / "c.txt", "b": tmp_path / "d.txt"}, "text", " ")
+    for path, line in (("a", 1), ("b", 1)):
+        writer.write(path, line, ["x"])
+    with pytest.raises(RuntimeError, match="rows of a arrived out of order"):
+        writer.write("a", 2, ["x"])
+    writer.abort()
+    (tmp_path / "lost.txt").write_text("一\n")
+    writer = _OrderedWriter({str(tmp_path / "lost.txt"): tmp_path / "out.txt"}, "text", " ")
+    with pytest.raises(RuntimeError, match="no line of .*lost.txt arrived"):
+        writer.finish()
+
+
+def test_kill_hook_is_off_unless_set_and_kills_once(tiny_model_dir, tmp_path, monkeypatch):
+    monkeypatch.delenv(KILL_ENV, raising=False)
+    batch = {"text": np.array(["我爱北京"], dtype=object), "path": np.array(["a"], dtype=object), "line": np.array([1])}
+    plain = SegmentBatch(tiny_model_dir)
+    assert plain.kill is None and list(plain(dict(batch))["words"][0])
+    # MARKER exists: an actor has died already, so this one only logs its start and batches.
+    marker = tmp_path / "marker"
+    marker.touch()
+    monkeypatch.setenv(KILL_ENV, f"1:{marker}")
+    survivor = SegmentBatch(tiny_model_dir)
+    survivor(dict(batch))
+    survivor(dict(batch))
+    log = (tmp_path / "marker.log").read_text().split("\n")
+    assert [entry.split(" ", 1)[1] for entry in log[:-1]] == ["start", "batch a:1", "batch a:1"]
+    with pytest.raises(ValueError, match="N:MARKER"):
+        SegmentBatch(tiny_model_dir, kill=str(marker))
+
+
 @pytest.mark.slow
 def test_pipeline_output_equals_segment(local_ray, tiny_model_dir, segmenter, corpus, tmp_path):
     out = tmp_path / "out"
@@ -108,6 +159,37 @@ def test_pipeline_output_equals_segment(local_ray, tiny_model_dir, segmenter, co
     with pytest.raises(ValueError, match="bad.txt, line 2.*--encoding-errors replace"):
         run_job([str(corpus / "bad.txt")], tmp_path / "out2", model=tiny_model_dir, actors=1, cpus_per_actor=0.5, quiet=True)
     assert not (tmp_path / "out2" / "bad.txt").exists() and not list((tmp_path / "out2").rglob("*.part"))
+
+
+@pytest.mark.slow
+def test_pipeline_survives_a_killed_actor(local_ray, tiny_model_dir, segmenter, tmp_path, monkeypatch):
+    # 20 files; the first actor to reach its 3rd batch dies (os._exit). Ray restarts it and runs
+    # its batches again; every output is still the serial one, each line once, each file whole.
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    texts = {}
+    for number in range(20):
+        lines = [FIRST.split("\n")[0].rstrip("\r"), "", SECOND.split("\n")[0], f"第{number}行", "好" * number]
+        texts[f"f{number:02d}.txt"] = "\n".join(lines[number % 3:]) + "\n"
+        (folder / f"f{number:02d}.txt").write_text(texts[f"f{number:02d}.txt"], encoding="utf-8")
+    marker = tmp_path / "killed"
+    monkeypatch.setenv(KILL_ENV, f"3:{marker}")
+    report = run_job([str(folder / "*.txt")], tmp_path / "out", model=tiny_model_dir, actors=2, cpus_per_actor=0.5,
+                     lines_per_batch=4, quiet=True)
+    for name, text in texts.items():
+        expected = "".join(join_words(words, " ") + "\n" for words in segmenter.segment_lines(lines_of(text)))
+        assert (tmp_path / "out" / name).read_text(encoding="utf-8") == expected, name
+    assert report.files == 20 and report.lines == sum(len(lines_of(text)) for text in texts.values())
+    log = (tmp_path / "killed.log").read_text().split("\n")[:-1]
+    assert marker.exists() and sum(" killed " in entry for entry in log) == 1
+    assert sum(entry.endswith(" start") for entry in log) >= 3  # two actors and the restarted one
+    assert not list((tmp_path / "out").rglob("*.part"))
+    # max_restarts reaches the actors: with 0, the death ends the job, and no file is left half-written.
+    monkeypatch.setenv(KILL_ENV, f"3:{tmp_path / 'killed-again'}")
+    with pytest.raises(local_ray.exceptions.ActorDiedError):
+        run_job([str(folder / "*.txt")], tmp_path / "out0", model=tiny_model_dir, actors=2, cpus_per_actor=0.5,
+                lines_per_batch=4, quiet=True, max_restarts=0)
+    assert not list((tmp_path / "out0").rglob("*.part"))
 
 
 @pytest.mark.slow

@@ -7,8 +7,10 @@ Examples:
   segmenter ray 's/*.txt' out/ --cpus-per-actor 0.5 --actors 2   # a 2-core laptop
 
 Each output line holds the words of the input line of the same number, exactly as
-`segmenter FILE` writes them. On a cluster the inputs, the model folder and OUT_DIR must be
-reachable at the same paths from every node (shared storage), and segmenter installed there.
+`segmenter FILE` writes them. An actor that dies is restarted and its batches run again
+(--max-restarts); each output is still written once, whole. On a cluster the inputs, the model
+folder and OUT_DIR must be reachable at the same paths from every node (shared storage), and
+segmenter installed there.
 Needs the extra: pip install "segmenter-heads[ray]".
 """
 from __future__ import annotations
@@ -48,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--encoding-errors", choices=("strict", "replace"), default="strict",
         help="undecodable bytes: stop with the file and line (strict), or write U+FFFD and go on (replace)",
     )
+    parser.add_argument("--max-restarts", type=int, default=3,
+                        help="times an actor that dies is restarted and its batches run again (default: 3; 0: none)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress output from Ray")
 
 
@@ -70,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             granularity=parse_granularity(args.granularity), address=args.address, local_cpus=args.local_cpus,
             actors=args.actors, cpus_per_actor=args.cpus_per_actor, gpus_per_actor=args.gpus_per_actor,
             lines_per_batch=args.lines_per_batch, batch_size=args.batch_size, errors=args.encoding_errors,
-            quiet=args.quiet,
+            quiet=args.quiet, max_restarts=args.max_restarts,
         )
     except Exception as err:
         message = user_error(err)  # a ModelLoadError raised in an actor
@@ -81,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
             raise
         raise CLIError(message) from None
     logging.getLogger("segmenter").info(
-        "%d files, %d lines, %d characters in %.1f s (%.0f chars/s, %d actors) -> %s",
+        "%d files, %d lines, %d characters in %.1f s (%.0f chars/s, %d actors) -> %s%s",
         report.files, report.lines, report.characters, report.seconds, report.chars_per_second, report.actors,
-        args.out_dir,
+        args.out_dir, f" ({report.duplicates} lines computed twice, written once)" if report.duplicates else "",
     )
     return 0

@@ -26,6 +26,13 @@ never needs Ray.
 On 2 cores, actors that each take a whole CPU can leave the read tasks no CPU and the
 pipeline waits forever; `plan_actors` keeps one CPU free, and fractional CPUs
 (`num_cpus=0.5`) are fine: the threads of each actor follow the CPUs Ray assigned to it.
+
+Failures: an actor that dies (killed, out of memory, a crashed node) is restarted and the batches
+it held are run again (`max_restarts` and `max_task_retries` in the actor's remote args, bounded
+by run_job's `max_restarts`). The driver writes the outputs itself, so a batch computed twice
+cannot reach a file twice: the writer skips rows it has already written, writes each file once
+and whole (renamed into place at its last line), and stops on a gap. `SEGMENTER_RAY_KILL` (see
+SegmentBatch) kills one actor on purpose, for tests/test_ray.py and benchmarks/ray_scale.py.
 """
 from __future__ import annotations
 
@@ -35,6 +42,7 @@ import json
 import logging
 import os
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +53,7 @@ from ..lines import join_words, split_lines
 logger = logging.getLogger(__name__)
 FORMATS = ("text", "jsonl")
 _JSON_LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}
+KILL_ENV = "SEGMENTER_RAY_KILL"  # fault injection, "N:MARKER": see SegmentBatch
 
 
 def require_ray():
@@ -77,6 +86,12 @@ class SegmentBatch:
     text_column / words_column: where the text is read and the words are written.
     delimiter: None writes a list of words per row; a string writes the words joined by it,
         space words dropped, exactly as the `segmenter` command writes a line.
+    kill: fault injection for tests and benchmarks, off unless given or $SEGMENTER_RAY_KILL is
+        set: "N:MARKER" makes the actor that first reaches its N-th batch create the file MARKER
+        (which must not exist yet) and die there with os._exit(1); the others, and the restarted
+        one, find MARKER and carry on, so one actor dies once. Each start of an actor and each
+        batch (its first row's path:line) is appended to MARKER.log, so that restarts and batches
+        run twice can be counted. run_job hands the driver's $SEGMENTER_RAY_KILL to its actors.
 
     Works on batches in Ray's default format (dict of numpy arrays) and on pandas DataFrames.
     """
@@ -94,6 +109,7 @@ class SegmentBatch:
         text_column: str = "text",
         words_column: str = "words",
         delimiter: str | None = None,
+        kill: str | None = None,
     ):
         from ..api import Segmenter
         from ..parallel import WorkerSpec
@@ -107,8 +123,36 @@ class SegmentBatch:
             window=window, overlap=overlap, num_threads=num_threads, segmenter_class=Segmenter,
         ).build()
         self.text_column, self.words_column, self.delimiter = text_column, words_column, delimiter
+        self.kill, self.batches = kill or os.environ.get(KILL_ENV) or None, 0
+        if self.kill:
+            at, _, self.marker = self.kill.partition(":")
+            if not at.isdigit() or not self.marker:
+                raise ValueError(f"{KILL_ENV} must be N:MARKER (a batch number and a file), got {self.kill!r}")
+            self.kill_at = int(at)
+        self._log("start")
+
+    def _log(self, event: str) -> None:
+        if self.kill:
+            with open(self.marker + ".log", "a", encoding="utf-8") as log:
+                log.write(f"{os.getpid()} {event}\n")
+
+    def _maybe_die(self, batch) -> None:
+        """The fault injection of `kill` (see the class doc); nothing when it is not set."""
+        if not self.kill:
+            return
+        self.batches += 1
+        first = f"{batch['path'][0]}:{batch['line'][0]}" if "path" in batch and len(batch["path"]) else "-"
+        self._log(f"batch {first}")
+        if self.batches == self.kill_at:
+            try:
+                os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                return  # another actor (or this one before its restart) has died already
+            self._log(f"killed {first}")
+            os._exit(1)
 
     def __call__(self, batch):
+        self._maybe_die(batch)
         texts = [str(text) for text in batch[self.text_column]]
         words = self.segmenter.segment_batch(texts, show_progress=False)
         if self.delimiter is not None:
@@ -152,10 +196,11 @@ def output_paths(inputs: list[str], out_dir: str | os.PathLike, fmt: str) -> dic
 
 
 def _split_file_batch(batch: dict, errors: str) -> dict:
-    """read_binary_files rows (one per file) -> one row per line: path, line (1-based), text,
-    error. A file that does not decode becomes one row whose `error` says where: the driver
-    raises it in order, as a clear message, instead of Ray aborting with a task traceback."""
-    paths, numbers, texts, problems = [], [], [], []
+    """read_binary_files rows (one per file) -> one row per line: path, line (1-based), lines
+    (the file's line count), text, error. A file that does not decode becomes one row whose
+    `error` says where: the driver raises it in order, as a clear message, instead of Ray
+    aborting with a task traceback."""
+    paths, numbers, totals, texts, problems = [], [], [], [], []
     for data, path in zip(batch["bytes"], batch["path"]):
         try:
             lines, problem = split_lines(bytes(data), errors, name=str(path)), ""
@@ -163,11 +208,13 @@ def _split_file_batch(batch: dict, errors: str) -> dict:
             lines, problem = [""], str(err)
         paths.extend([str(path)] * len(lines))
         numbers.extend(range(1, len(lines) + 1))
+        totals.extend([len(lines)] * len(lines))
         texts.extend(lines)
         problems.extend([problem] * len(lines))
     return {
         "path": np.array(paths, dtype=object), "line": np.array(numbers, dtype=np.int64),
-        "text": np.array(texts, dtype=object), "error": np.array(problems, dtype=object),
+        "lines": np.array(totals, dtype=np.int64), "text": np.array(texts, dtype=object),
+        "error": np.array(problems, dtype=object),
     }
 
 
@@ -206,6 +253,7 @@ class JobReport:
     characters: int
     seconds: float
     actors: int
+    duplicates: int = 0  # rows computed twice (a batch run again after its actor died), written once
 
     @property
     def chars_per_second(self) -> float:
@@ -213,46 +261,66 @@ class JobReport:
 
 
 class _OrderedWriter:
-    """Writes rows arriving in input order into one file per input, each atomically (a hidden
-    .part file renamed when the input's last line is in). Checks the order it relies on."""
+    """Writes rows arriving in input order into one file per input, each once and whole: a hidden
+    .part file renamed into place when the input's last line is in (`total` given) or when the
+    next input starts. Idempotent: a row it has already written (a batch computed twice after
+    an actor died) is skipped and counted in `duplicates`; a gap or an interleaved file stops
+    it with RuntimeError, nothing overwritten."""
 
     def __init__(self, outputs: dict[str, Path], fmt: str, delimiter: str):
         self.outputs, self.fmt, self.delimiter = outputs, fmt, delimiter
         self.done: set[str] = set()
-        self.path, self.stream, self.expected_line = None, None, 1
+        self.written: dict[str, int] = {}  # lines written per input
+        self.duplicates = 0
+        self.path, self.stream, self.expected_line, self.total = None, None, 1, None
 
-    def write(self, path: str, line: int, words: list[str]) -> None:
+    def write(self, path: str, line: int, words: list[str], total: int | None = None) -> None:
+        if path in self.done or (path == self.path and line < self.expected_line):
+            if line <= self.written.get(path, 0):
+                self.duplicates += 1
+                return
+            raise RuntimeError(f"rows of {path} arrived out of order; nothing was overwritten")
         if path != self.path:
             self.close()
-            if path not in self.outputs or path in self.done:
-                raise RuntimeError(f"rows of {path} arrived out of order; nothing was overwritten")
+            if path not in self.outputs:
+                raise RuntimeError(f"rows of {path}, which is not an input, arrived; nothing was overwritten")
             target = self.outputs[path]
             target.parent.mkdir(parents=True, exist_ok=True)
-            self.path, self.expected_line = path, 1
+            self.path, self.expected_line, self.written[path] = path, 1, 0
             self.partial = target.with_name(f".{target.name}.part")
             self.stream = open(self.partial, "w", encoding="utf-8", newline="\n")
         if line != self.expected_line:  # preserve_order is on; this guards the promise
             raise RuntimeError(f"{path}: got line {line} where line {self.expected_line} was due")
         self.expected_line += 1
+        self.total = total
         if self.fmt == "jsonl":
             record = json.dumps({"line": line, "words": words}, ensure_ascii=False)
             # Valid JSON either way, but readers that split at Unicode line breaks would cut here.
             self.stream.write(record.translate(_JSON_LINE_BREAKS) + "\n")
         else:
             self.stream.write(join_words(words, self.delimiter) + "\n")
+        self.written[path] = line
+        if total is not None and line == total:
+            self.close()
 
     def close(self) -> None:
         if self.stream is not None:
             self.stream.close()
+            self.stream = None
+            if self.total is not None and self.written[self.path] != self.total:
+                os.unlink(self.partial)
+                raise RuntimeError(f"{self.path}: {self.written[self.path]} of {self.total} lines arrived; "
+                                   "nothing was written for it")
             os.replace(self.partial, self.outputs[self.path])
             self.done.add(self.path)
-            self.stream = None
 
     def finish(self) -> None:
-        """Close the last file; inputs that had no line get an empty output."""
+        """Close the last file; inputs that had no line (empty files) get an empty output."""
         self.close()
         for path, target in self.outputs.items():
             if path not in self.done:
+                if os.path.getsize(path):
+                    raise RuntimeError(f"no line of {path} arrived; nothing was written for it")
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text("", encoding="utf-8")
 
@@ -262,6 +330,23 @@ class _OrderedWriter:
             with contextlib.suppress(OSError):
                 os.unlink(self.partial)
             self.stream = None
+
+
+def _restart_args(max_restarts: int) -> dict:
+    """Remote args that bound the restarts of a dead actor and the retries of its batches.
+
+    Ray Data restarts actors and retries their tasks by default, without bound (a batch that
+    kills every actor it meets would loop forever). Ray 2.60 takes the bound only as
+    `**ray_remote_args` of map_batches, deprecated for 2.64 (run_job silences the warning);
+    a Ray whose map_batches no longer takes them keeps its own unbounded defaults."""
+    import inspect
+
+    import ray.data
+
+    parameters = inspect.signature(ray.data.Dataset.map_batches).parameters.values()
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return {}
+    return {"max_restarts": max_restarts, "max_task_retries": max_restarts}
 
 
 def run_job(
@@ -281,16 +366,21 @@ def run_job(
     batch_size: int = 64,
     errors: str = "strict",
     quiet: bool = False,
+    max_restarts: int = 3,
 ) -> JobReport:
     """Segment every line of `inputs` (files or glob patterns) on Ray and write one output per
     input under out_dir, lines in input order. Joins the cluster at `address` ("auto": the
     one this machine belongs to), else starts Ray here with `local_cpus` (default: all cores).
-    Uses Ray as it is when this process already called ray.init."""
+    Uses Ray as it is when this process already called ray.init. An actor that dies is
+    restarted, and the batches it held are run again, up to `max_restarts` times each (0: the
+    first death ends the job); each output is still written once (see the module doc)."""
     ray = require_ray()
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
     if cpus_per_actor <= 0 or gpus_per_actor < 0 or lines_per_batch < 1 or (actors is not None and actors < 1):
         raise ValueError("cpus per actor must be > 0, gpus per actor >= 0, actors and lines per batch >= 1")
+    if max_restarts < 0:
+        raise ValueError(f"max restarts must be >= 0, got {max_restarts}")
     files = expand_inputs(inputs)
     outputs = output_paths(files, out_dir, fmt)
     if model is not None and Path(model).expanduser().is_dir():
@@ -314,24 +404,32 @@ def run_job(
         logger.info("segmenting %d files with %d actors (%.2g CPU, %.2g GPU each)", len(files), actors, cpus_per_actor,
                     gpus_per_actor)
         started = time.perf_counter()
-        dataset = read_lines(files, errors).map_batches(
-            SegmentBatch,
-            fn_constructor_kwargs={"model": model, "granularity": granularity, "batch_size": batch_size},
-            compute=ray.data.ActorPoolStrategy(size=actors),
-            num_cpus=cpus_per_actor,
-            num_gpus=gpus_per_actor or None,
-            batch_size=lines_per_batch,
-        )
+        constructor = {"model": model, "granularity": granularity, "batch_size": batch_size}
+        if os.environ.get(KILL_ENV):  # fault injection (SegmentBatch): actors of a running Ray lack our env
+            constructor["kill"] = os.environ[KILL_ENV]
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated")
+            dataset = read_lines(files, errors).map_batches(
+                SegmentBatch,
+                fn_constructor_kwargs=constructor,
+                compute=ray.data.ActorPoolStrategy(size=actors),
+                num_cpus=cpus_per_actor,
+                num_gpus=gpus_per_actor or None,
+                batch_size=lines_per_batch,
+                **_restart_args(max_restarts),
+            )
         lines = characters = 0
         for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
-            for path, line, text, words, problem in zip(
-                batch["path"], batch["line"], batch["text"], batch["words"], batch["error"]
+            for path, line, total, text, words, problem in zip(
+                batch["path"], batch["line"], batch["lines"], batch["text"], batch["words"], batch["error"]
             ):
                 if problem:
                     raise ValueError(f"{problem}; convert the file to UTF-8 or pass --encoding-errors replace")
-                writer.write(str(path), int(line), [str(w) for w in words])
-                characters += len(text)
-            lines += len(batch["line"])
+                before = writer.duplicates
+                writer.write(str(path), int(line), [str(w) for w in words], int(total))
+                if writer.duplicates == before:
+                    lines += 1
+                    characters += len(text)
         writer.finish()
         seconds = time.perf_counter() - started
     except BaseException:
@@ -342,7 +440,7 @@ def run_job(
         data_logger.setLevel(saved_level)
         if started_here:
             ray.shutdown()
-    return JobReport(len(files), lines, characters, seconds, actors)
+    return JobReport(len(files), lines, characters, seconds, actors, writer.duplicates)
 
 
 def user_error(err: BaseException) -> str | None:
