@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 from typing import Iterator
 
+MANIFEST = "checksums.json"  # integrity.MANIFEST_FILE (integrity.py imports this module, not the reverse)
+
 
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
@@ -52,7 +54,10 @@ def staged_folder(source: str | os.PathLike, out: str | os.PathLike, skip: tuple
     """A copy of the files of folder `source` (hidden ones and those named in `skip` left out)
     in a hidden `.OUT.part` beside `out`, for the block to change; moved onto `out` (new, or an
     empty folder) when the block ends normally, removed when it raises. A model folder made
-    from another one (segmenter adapt, refine) is thus whole or absent."""
+    from another one (segmenter adapt, refine) is thus whole or absent. The source's
+    checksums.json is never copied: it lists the files being replaced (refine drops model.onnx,
+    then loads the folder to export it again), and every caller writes the new folder's own
+    (integrity.write_manifest) once it is complete."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     building = out.with_name(f".{out.name}.part")
@@ -60,7 +65,7 @@ def staged_folder(source: str | os.PathLike, out: str | os.PathLike, skip: tuple
     building.mkdir()
     try:
         for item in Path(source).iterdir():
-            if item.is_file() and item.name not in skip and not item.name.startswith("."):
+            if item.is_file() and item.name not in (*skip, MANIFEST) and not item.name.startswith("."):
                 shutil.copy2(item, building / item.name)
         yield building
         if out.exists():

@@ -29,9 +29,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import ModelLoadError
-from .files import write_text_atomic
+from .files import MANIFEST, write_text_atomic
 
-MANIFEST_FILE = "checksums.json"
+MANIFEST_FILE = MANIFEST
 FORMAT = "segmenter checksums 1"
 UNLISTED = (MANIFEST_FILE, "segmenter_heads.json")
 SELF_CHECKED = (".npz",)  # formats with checksums inside, verified as they are read

@@ -71,6 +71,9 @@ def test_a_folder_build_that_fails_leaves_nothing_and_a_killed_ones_part_is_remo
     source.mkdir()
     (source / "weights.bin").write_bytes(b"w" * 100)
     (source / "config.json").write_text("{}", encoding="utf-8")
+    # The source's checksums list files the new folder replaces (refine drops model.onnx and
+    # loads the folder before it exports a new one): never copied, the caller writes its own.
+    (source / "checksums.json").write_text('{"model.onnx": "..."}', encoding="utf-8")
     # What `kill -9` mid-way leaves: a hidden part folder, half filled.
     stale = tmp_path / ".model.part"
     stale.mkdir()

@@ -82,13 +82,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
         raise ValueError(f"the raw text ({', '.join(map(str, raw))}) holds no Han characters: nothing to adapt to")
     shipped_path = table_path(base, profile.runtime)
     shipped = WordTable.load(shipped_path) if shipped_path is not None else None
-    max_n = max_n or (shipped.max_n if shipped is not None else 6)
-    # min_count=1 here: pruning happens in the combination, so the count rule is in one place.
-    domain = WordTable.from_texts(lines, max_n=max_n, min_count=1)
-    han_chars = int(domain.info["chars"])
-    min_count = min_count or auto_min_count(han_chars)
-    # A folder without a table gets the domain's alone (and word decoding, below).
-    table = domain.pruned(min_count) if shipped is None else shipped.combined_with(domain, min_count)
+    table, han_chars, min_count, max_n = adapted_table(shipped, lines, min_count, max_n)
     added = len(table) - (len(shipped) if shipped is not None else 0)
 
     chars = sum(map(len, lines))
@@ -107,6 +101,20 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     )
     _write_folder(base, out, table, adapted, record)
     return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started)
+
+
+def adapted_table(shipped: WordTable | None, lines: list[str], min_count: int | None = None,
+                  max_n: int | None = None) -> tuple[WordTable, int, int, int]:
+    """The recipe itself, on lines already read: (the adapted table, Han characters counted,
+    min_count used, max_n used). shipped None (a folder without a table): the domain's alone.
+    benchmarks/standards_dev.py scores it on the six dev files."""
+    max_n = max_n or (shipped.max_n if shipped is not None else 6)
+    # min_count=1 here: pruning happens in the combination, so the count rule is in one place.
+    domain = WordTable.from_texts(lines, max_n=max_n, min_count=1)
+    han_chars = int(domain.info["chars"])
+    min_count = min_count or auto_min_count(han_chars)
+    table = domain.pruned(min_count) if shipped is None else shipped.combined_with(domain, min_count)
+    return table, han_chars, min_count, max_n
 
 
 def _model_name(folder: Path) -> str:
