@@ -258,7 +258,41 @@ class Segmenter:
         texts = self._check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
         level = self.granularity if granularity is None else granularity
-        return self.assemble(self.score_texts(texts, batch_size, show_progress), level)
+        from .cores import in_worker_thread, text_chunks
+
+        workers = getattr(self.reader, "workers", None)  # onnx_engine.OnnxReader on more than one core
+        chunks = text_chunks([len(t) for t in texts], workers.count) if workers and not in_worker_thread() else []
+        if len(chunks) < 2:  # one core, or a batch too small to share: all in this thread
+            return self.assemble(self.score_texts(texts, batch_size, show_progress), level)
+        # The cores share the batch (cores.py): chunks of texts scored and assembled at once by
+        # the reader's threads, with one snapshot of the user dictionary; the words are those of
+        # one thread, in input order.
+        self.level(level)  # a bad granularity fails here, as on one thread, before any work
+        dictionary = self.user_dictionary.snapshot()
+        size = batch_size or self.batch_size
+
+        def chunk_tokens(chunk: list[int]) -> list[list[Token]]:
+            plans = _score_texts(self.reader, [texts[i] for i in chunk], self.window, self.overlap, size, False)
+            return self.assemble(plans, level, dictionary=dictionary)
+
+        tokens: list = [None] * len(texts)
+        from .reader import progress_enabled
+
+        progress = None
+        if progress_enabled(show_progress):
+            from tqdm.auto import tqdm
+
+            progress = tqdm(total=sum(len(t) for t in texts), unit="char", desc="segmenting", leave=False)
+        try:
+            for chunk, found in zip(chunks, workers.map(chunk_tokens, chunks)):
+                for i, text_tokens in zip(chunk, found):
+                    tokens[i] = text_tokens
+                if progress is not None:
+                    progress.update(sum(len(texts[i]) for i in chunk))
+        finally:
+            if progress is not None:
+                progress.close()
+        return tokens
 
     def segment_levels(self, text: str, coarse="coarse", fine="fine") -> list[tuple[str, list[str]]]:
         """Coarse words, each with its fine sub-words (like jieba's search mode, from the heads):
@@ -273,13 +307,15 @@ class Segmenter:
         return [[w for w, _, _ in tokens]
                 for tokens in self.tokenize_batch(texts, granularity, batch_size, show_progress)]
 
-    def segment_lines(self, lines: Iterable[str], *, workers: int = 1, **options) -> Iterator[list[str]]:
-        """Words of each line, streamed in input order; workers > 1: that many processes (parallel.py)."""
+    def segment_lines(self, lines: Iterable[str], *, workers: int | str = "auto", **options) -> Iterator[list[str]]:
+        """Words of each line, streamed in input order; workers > 1: that many processes (parallel.py);
+        "auto" (default): one per core for an input of parallel.AUTO_CHARS characters or more
+        (in a script, under `if __name__ == "__main__":` only), else this process; 1: this process."""
         from .parallel import segment_lines
 
         return segment_lines(lines, segmenter=self, workers=workers, **options)
 
-    def segment_files(self, paths, *, workers: int = 1, errors: str = "strict",
+    def segment_files(self, paths, *, workers: int | str = "auto", errors: str = "strict",
                       **options) -> Iterator[tuple[str, list[str]]]:
         """(path, words) for each line of each UTF-8 file, streamed in order (see segment_lines)."""
         from .parallel import segment_files

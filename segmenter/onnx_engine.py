@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cores import WorkerThreads, in_worker_thread
 from .engine import scores_from_logits
 from .errors import ModelLoadError
 from .files import atomic_path
@@ -145,7 +146,14 @@ def store_float16(model) -> None:
 
 
 class OnnxReader(WindowReader):
-    """HeadReader's contract (reader.py) on onnxruntime's CPU provider, `threads` intra-op threads."""
+    """HeadReader's contract (reader.py) on onnxruntime's CPU provider, on `threads` cores.
+
+    On one thread the session runs on the calling thread, nothing else. On N > 1 the session
+    still has one intra-op thread (onnxruntime's own threads barely speed up the small matrices
+    of a window batch), and the cores are used by running N batches at once: api.Segmenter
+    hands N chunks of a batch of texts to `workers` (cores.py), and a read from outside those
+    threads runs the slices of each batch on them. Sessions are safe to run from several
+    threads, and a window's scores do not depend on the rows it is batched with."""
 
     def __init__(self, path: Path, vocab: CharVocab, heads: list[tuple[int, int]], max_positions: int, threads: int,
                  providers: tuple[str, ...] = ("CPUExecutionProvider",)):
@@ -154,24 +162,31 @@ class OnnxReader(WindowReader):
         # onnxruntime's providers, in order of preference; a GPU one (CUDAExecutionProvider, from
         # the separate onnxruntime-gpu package) is asked for only by benchmarks/gpu_speed.py.
         self.providers = list(providers)
+        self.workers: WorkerThreads | None = None
         self.set_threads(threads)
 
     def set_threads(self, threads: int) -> None:
-        """A session on `threads` intra-op threads (onnxruntime fixes them when it builds one)."""
+        """A session for `threads` cores (onnxruntime fixes its threads when it builds one)."""
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
+        cpu = self.providers[:1] == ["CPUExecutionProvider"]
+        options.intra_op_num_threads = 1 if cpu else threads
         options.inter_op_num_threads = 1
         try:
             self.session = onnxruntime.InferenceSession(str(self.path), options, providers=self.providers)
         except Exception as err:  # onnxruntime raises its own exception types
             raise ModelLoadError(f"{self.path} is unreadable or corrupt: {err}") from None
         self.threads = threads
+        if self.workers is not None:
+            self.workers.close()
+        # The threads that share the cores (started on first use): none on one core or off the CPU.
+        self.workers = WorkerThreads(threads, "segmenter-onnx") if cpu and threads > 1 else None
 
-    def __getstate__(self):  # a session does not pickle; a copy builds its own
+    def __getstate__(self):  # a session and threads do not pickle; a copy makes its own
         state = dict(self.__dict__)
         del state["session"]
+        state["workers"] = None
         return state
 
     def __setstate__(self, state):
@@ -180,14 +195,21 @@ class OnnxReader(WindowReader):
 
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         ids, mask, lengths = batch_ids(batch, tokens, self.vocab)
+        mask = mask.astype(np.int64)
+
+        def run(part: slice) -> np.ndarray:
+            (logits,) = self.session.run(None, {"input_ids": ids[part], "attention_mask": mask[part]})
+            return scores_from_logits(logits, lengths[part]).astype(np.float32, copy=False)
+
         # In slices, as the numpy engine: onnxruntime keeps what a run allocated, so the largest
         # slice sets the process's memory (PKU test through the CLI, batches of 64 windows of
-        # 128: ~300 MB peak; in slices: under 200 MB).
-        scores = []
-        for part in batch_slices(len(batch), tokens):
-            (logits,) = self.session.run(None, {"input_ids": ids[part], "attention_mask": mask[part].astype(np.int64)})
-            scores.append(scores_from_logits(logits, lengths[part]).astype(np.float32, copy=False))
-        return np.concatenate(scores, axis=0)
+        # 128: ~300 MB peak; in slices: under 200 MB). Outside the worker threads (a read of one
+        # long text, score_texts), the slices of a batch run on them at once.
+        share = self.workers is not None and not in_worker_thread()
+        slices = batch_slices(len(batch), tokens, self.threads if share else 1)
+        if share and len(slices) > 1:
+            return np.concatenate(list(self.workers.map(run, slices)), axis=0)
+        return np.concatenate([run(part) for part in slices], axis=0)
 
 
 def load_onnx_reader(

@@ -43,8 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="undecodable bytes: stop with the file and line (strict), or write U+FFFD and go on (replace)",
     )
     parser.add_argument(
-        "--workers", type=int, default=1, metavar="N",
-        help="segment in N processes, each with cores/N threads; same output, in order (default: 1)",
+        "--workers", type=workers_count, default="auto", metavar="N",
+        help="segment in N processes, each with cores/N threads; same output, in order (default: auto, "
+             "one process per core for an input of 100,000 characters or more, else one)",
     )
     parser.add_argument(
         "-u", "--user-dict", action="append", default=[], metavar="FILE",
@@ -68,6 +69,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 STANDARD_CHOICES = ("general", "pku", "msr", "ud")  # levels.STANDARDS (not imported: --help stays light)
 # --conventions -> Conventions(**kwargs)
 CONVENTION_CHOICES = {"default": {}, "ascii": {"ascii_digits": True}, "off": None}
+
+
+def workers_count(value: str):
+    """--workers: a number, or auto (parallel.auto_workers)."""
+    if value == "auto":
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or auto, got {value!r}") from None
 
 
 def parse_granularity(value: str):
@@ -287,16 +298,17 @@ def mode_words(segmenter, lines: Iterable[str], mode: str) -> Iterator[list[str]
 
 def run(args: argparse.Namespace) -> int:
     """Every line of every file through segmenter.parallel.segment_pieces: in this process, or
-    in N worker processes with --workers N (the same output either way, in input order)."""
+    in N worker processes with --workers N, or with the default --workers auto on a large input
+    (the same output either way, in input order)."""
     files = args.files or ["-"]
     for path in files:  # fail before loading the model (and torch) when an input is missing
         if path != "-" and not os.path.exists(path):
             raise CLIError(f"{path}: no such file")
         if path != "-" and os.path.isdir(path):
             raise CLIError(f"{path} is a directory; give text files")
-    if args.workers < 1:
+    if args.workers != "auto" and args.workers < 1:
         raise CLIError(f"--workers must be at least 1, got {args.workers}")
-    if args.mode != "default" and args.workers > 1:
+    if args.mode != "default" and args.workers != "auto" and args.workers > 1:
         raise CLIError(f"--mode {args.mode} runs in one process; drop --workers")
     user_dictionary = load_user_dictionaries(args.user_dict)
     check_output(args.output)
@@ -313,7 +325,7 @@ def run(args: argparse.Namespace) -> int:
     from ..conventions import Conventions
     from ..lines import write_pieces
     from ..model import ModelLoadError, resolve_model_folder
-    from ..parallel import WorkerSpec, segment_pieces
+    from ..parallel import WorkerSpec, auto_workers, choose_workers, segment_pieces
 
     show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
     try:
@@ -329,9 +341,13 @@ def run(args: argparse.Namespace) -> int:
                          else Conventions(**CONVENTION_CHOICES[args.conventions])),
             segmenter_class=Segmenter,
         )
-        segmenter = spec.build() if args.workers == 1 else None  # load errors surface before any output
+        workers = args.workers
+        if workers == "auto":  # processes for a large input (read ahead to know), else this one
+            processes = auto_workers(spec=spec) if args.mode == "default" else 1
+            workers, pieces = choose_workers(pieces, processes)
+        segmenter = spec.build() if workers == 1 else None  # load errors surface before any output
         if args.mode == "default":
-            words = segment_pieces(pieces, segmenter=segmenter, spec=spec, workers=args.workers,
+            words = segment_pieces(pieces, segmenter=segmenter, spec=spec, workers=workers,
                                    show_progress=show_progress)
         else:  # search / full mode read whole lines
             words = ((line_words, True) for line_words in mode_words(segmenter, whole_lines(pieces), args.mode))
