@@ -3,15 +3,17 @@
     plan.scores (K, J)  -- junction_margins: profile.combine, minus the level's threshold -->  margins (J,)
     margins             -- decide_cuts: the word decoder (decoding.py) or margin > 0 ------>  cuts (J,) bool
     cuts                -- cut_ends: every run ends a word, and every cut junction -------->  ends
-    ends                -- conventions.apply_conventions: the level's rules --------------->  ends
+    ends                -- conventions.apply_to_texts: the level's rules ------------------>  ends
     ends, margins       -- UserDictionary.apply: its words whole, overlaps by the margins ->  ends
     ends                -- tokens ---------------------------------------------------------->  [(word, start, end)]
 
 J is the number of junctions of a plan (junctions.py: the places between two Han characters);
 `ends` are sorted end offsets into plan.text, the last one len(text), so the words always tile
-the text. The level (levels.Level) carries everything that depends on the granularity. Each
-stage is a function of its input alone: benchmarks and training that make cuts of their own
-(an oracle, an ablation row) enter at `words_from_cuts`.
+the text. Up to the user dictionary, a batch's ends are those of its texts joined (rules.Texts):
+each stage runs once over the batch, not once a text. The level (levels.Level) carries
+everything that depends on the granularity. Each stage is a function of its input alone:
+benchmarks and training that make cuts of their own (an oracle, an ablation row) enter at
+`words_from_cuts`.
 """
 from __future__ import annotations
 
@@ -19,12 +21,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .conventions import Conventions, apply_conventions
+from .conventions import Conventions, apply_to_texts
 from .decoding import cut_junctions_batch
 from .dictionary import UserDictionary
 from .junctions import TextPlan
 from .levels import Level, Rules
 from .profile import HeadProfile
+from .rules import Texts
 from .wordstats import WordTable
 
 
@@ -52,10 +55,26 @@ def decide_cuts(plans: list[TextPlan], margins: list[np.ndarray], level: Level,
 def cut_ends(plan: TextPlan, cuts: np.ndarray) -> np.ndarray:
     """Sorted word end offsets: the end of every run (text.py's rules), and the character after
     every cut junction."""
-    ends = [run.end for run in plan.runs]
-    if len(plan.junctions):
-        ends.extend((plan.positions[plan.junctions[cuts]] + 1).tolist())
-    return np.unique(np.asarray(ends, dtype=np.int64))
+    return cut_ends_of(texts_of([plan]), [plan], [cuts])
+
+
+def texts_of(plans: list[TextPlan]) -> Texts:
+    return Texts([plan.text for plan in plans], [plan.runs for plan in plans])
+
+
+def cut_ends_of(texts: Texts, plans: list[TextPlan], cuts: list[np.ndarray]) -> np.ndarray:
+    """cut_ends of each plan at once: the batch's word ends in texts.text (rules.Texts)."""
+    starts = texts.starts.tolist()
+    run_ends = [start + run.end for start, plan in zip(starts, plans) for run in plan.runs]
+    cut = [plan.positions[plan.junctions[c]] if len(plan.junctions) else _NO_ENDS for plan, c in zip(plans, cuts)]
+    offsets = np.repeat(texts.starts, np.fromiter(map(len, cut), dtype=np.int64, count=len(cut)))
+    edge = np.zeros(len(texts.text) + 1, dtype=bool)  # marks, not a sort: the ends are offsets into the text
+    edge[run_ends] = edge[texts.starts[1:]] = True
+    edge[np.concatenate([_NO_ENDS, *cut]) + 1 + offsets] = True
+    return np.flatnonzero(edge)
+
+
+_NO_ENDS = np.zeros(0, dtype=np.int64)
 
 
 def boundary_scores(plan: TextPlan, margins: np.ndarray) -> np.ndarray:
@@ -75,6 +94,18 @@ def tokens(text: str, ends: np.ndarray) -> list[Token]:
     return [Token(text[start:end], start, end) for start, end in zip(starts, ends.tolist())]
 
 
+def tokens_of(texts: Texts, ends: np.ndarray) -> list[list[Token]]:
+    """The tokens of each text, from the batch's word ends (rules.Texts): one pass over all words."""
+    ends, owner = texts.owners(ends)
+    offset = texts.starts[owner]
+    begin = np.maximum(np.concatenate([np.zeros(1, np.int64), ends[:-1]]), offset)  # a text's first word: its start
+    text = texts.text
+    words = [text[start:end] for start, end in zip(begin.tolist(), ends.tolist())]
+    flat = list(map(Token, words, (begin - offset).tolist(), (ends - offset).tolist()))
+    bounds = np.cumsum(np.bincount(owner, minlength=len(texts))).tolist()
+    return [flat[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
+
+
 def split_words(text: str, ends: np.ndarray) -> list[str]:
     return [token.word for token in tokens(text, ends)]
 
@@ -90,16 +121,18 @@ def words_from_cuts(
     margins: list[np.ndarray] | None = None,
 ) -> list[list[Token]]:
     """The stages after the cut decisions: run ends and cuts, the conventions of `rules` (None:
-    none), the user dictionary (its overlaps settled by `margins`; None: by length and position)."""
+    none), the user dictionary (its overlaps settled by `margins`; None: by length and position).
+    Each stage but the user dictionary runs once over the batch (rules.Texts)."""
+    texts = texts_of(plans)
+    ends = cut_ends_of(texts, plans, cuts)
+    if conventions is not None and rules is not None:
+        ends = apply_to_texts(texts, ends, conventions, rules, word_table)
+    if dictionary is None or not len(dictionary):
+        return tokens_of(texts, ends)
     batch = []
-    for i, (plan, cut) in enumerate(zip(plans, cuts)):
-        ends = cut_ends(plan, cut)
-        if conventions is not None and rules is not None:
-            ends = apply_conventions(plan.text, plan.runs, ends, conventions, rules, word_table)
-        if dictionary is not None and len(dictionary):
-            margin = margins[i] if margins is not None else np.zeros(len(plan.junctions))
-            ends = dictionary.apply(plan.text, ends, boundary_scores(plan, margin))
-        batch.append(tokens(plan.text, ends))
+    for i, (plan, own) in enumerate(zip(plans, texts.split(ends))):
+        margin = margins[i] if margins is not None else np.zeros(len(plan.junctions))
+        batch.append(tokens(plan.text, dictionary.apply(plan.text, own, boundary_scores(plan, margin))))
     return batch
 
 

@@ -40,12 +40,13 @@ still wins over it, and the words still join back to the text.
 """
 from __future__ import annotations
 
-from dataclasses import field, fields, make_dataclass
+from dataclasses import astuple, field, fields, make_dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from .levels import Rules
-from .rules import TABLE, Rule, is_on
+from .rules import SEPARATOR, TABLE, Rule, Texts, is_on
 from .text import Run
 
 
@@ -69,19 +70,38 @@ Conventions = make_dataclass(
 
 
 def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions,
-                      rules: "Rules | str | float", word_table=None, table: tuple[Rule, ...] = TABLE) -> np.ndarray:
+                      rules: Rules | str | float, word_table=None, table: tuple[Rule, ...] = TABLE) -> np.ndarray:
     """Word ends of `text` (sorted, the last is len(text)) after the conventions of `table` that
     `rules` has on (levels.Rules, or a granularity that names them), in table order. word_table
     (wordstats.WordTable): a suffix joins only where the three characters are a string of the raw
     text with autonomy >= 0, a name splits only where its raw-text counts say so; None: wherever
-    the text allows."""
+    the text allows. One text of apply_to_texts (a text alone is its own joined text)."""
+    return apply_to_texts(Texts([text], [runs]), ends, conventions, rules, word_table, table)
+
+
+def apply_to_texts(texts: Texts, ends: np.ndarray, conventions: Conventions, rules: Rules | str | float,
+                   word_table=None, table: tuple[Rule, ...] = TABLE) -> np.ndarray:
+    """apply_conventions to a batch at once: `ends` are the batch's word ends in texts.text (rules.Texts:
+    Texts.join and Texts.split go from and to each text's), each rule runs once over them all. The
+    words are each text's alone would get: no rule reaches across a separator."""
     if not isinstance(rules, Rules):
         rules = Rules.at(rules)
+    if len(texts) > 1 and not _joinable(conventions):  # a character list holds the separator: one by one
+        return texts.join([apply_to_texts(Texts([texts.text[start : start + length]], [runs]), own, conventions,
+                                          rules, word_table, table)
+                           for start, length, runs, own in zip(texts.starts.tolist(), texts.lengths.tolist(),
+                                                               texts.runs, texts.split(ends))])
     for row in table:
         setting = getattr(rules, row.name)
         if not row.decoder and is_on(setting) and (row.needs is None or is_on(getattr(rules, row.needs))):
-            ends = row.run(text, runs, ends, conventions, setting, word_table)
+            ends = row.run(texts, ends, conventions, setting, word_table)
     return ends
+
+
+@lru_cache(maxsize=16)
+def _joinable(conventions: Conventions) -> bool:
+    """Whether no character list of `conventions` holds a character of the separator."""
+    return not any(isinstance(value, str) and set(value) & set(SEPARATOR) for value in astuple(conventions))
 
 
 DEFAULT_CONVENTIONS = Conventions()

@@ -2,7 +2,9 @@
 
 Two kinds of rule, both decisions of a standard that no head can learn (conventions.py says why):
   - a **convention** moves word ends inside the words the decoder chose (１９９７|年 -> １９９７年);
-    its function takes (text, runs, ends, conventions, setting, word_table) and returns the ends;
+    its function takes (texts, ends, conventions, setting, word_table) and returns the ends: texts
+    (`Texts`) is one or many texts joined by SEPARATOR, ends the sorted word ends of the joined
+    text, so that a rule runs once over a whole batch (one regex pass, one word-table lookup);
   - a **decoder join** sets an option of the word decoder (decoding.WordDecoding) before it runs;
     its function takes (decoding, setting) and returns the decoding.
 A row (`Rule`) is a rule's name, what it does, that function, the character lists and thresholds
@@ -22,10 +24,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 
-from .text import HAN_SPAN_RE, attached_end
+from .text import HAN_SPAN_RE, Run, attached_end, han_mask
+from .wordstats import code_points
 
 STANDARD_NAMES = ("pku", "msr", "ud", "general")  # the named standards (levels.STANDARDS), each row's `at`
 COUNT_STANDARDS = ("fine", "default", "coarse")  # how a standard writes counts: UD's, PKU's, MSR's
@@ -52,39 +56,138 @@ def is_on(setting) -> bool:
     return setting is not False and setting is not None
 
 
-# --- conventions: (text, runs, ends, conventions, setting, word_table) -> ends -------------------
+# --- conventions: (texts, ends, conventions, setting, word_table) -> ends --------------------------
 
-def number_units(text, runs, ends, c, on, word_table):
-    """A number run followed at once by a unit: the unit ends the number's word (１９９７年|底)."""
-    if not c.units or not any(run.kind == "number" for run in runs):  # most texts have no number
-        return ends
-    digits = _ASCII_OR_FULL if c.ascii_digits else _FULL_WIDTH
-    joined = [run for run in _numbers_before_han(runs) if text[run.end] in c.units
-              and digits.fullmatch(text, run.start, run.end)]
-    if not joined:
-        return ends
-    add = [attached_end(text, run.end + 1) for run in joined]  # only the unit (with its marks: 亿\ufe0f)
-    return np.setdiff1d(np.union1d(ends, np.array(add, dtype=np.int64)), np.array([r.end for r in joined], np.int64))
+# Between two texts of a batch: no character list of a rule may hold it (conventions.py checks), so
+# no regex, run or word of a rule reaches across it. Two characters: the one mark that takes the
+# character after it (a ZWJ ending a text, text.attached_end) takes the first, never the next text;
+# word ends inside a separator or at its end are not any text's (Texts.split drops them).
+SEPARATOR = "\n\n"
 
 
-def join_dates(text, runs, ends, c, on, word_table):
-    """Number+unit words (number_units joined them) of date units in a row, nothing between them,
-    make one word (１９９７年|１２月 -> １９９７年１２月)."""
-    if not c.date_units or not any(run.kind == "number" for run in runs):
-        return ends
-    ending = set(ends.tolist())
-    dates = [(run.start, run.end + 1) for run in _numbers_before_han(runs)  # the unit joined its number
-             if text[run.end] in c.date_units and run.end not in ending]
-    drop = [end for (_, end), (start, _) in zip(dates, dates[1:]) if end == start]
-    return np.setdiff1d(ends, np.array(drop, dtype=np.int64)) if drop else ends
+class Texts:
+    """Texts joined by SEPARATOR, with their runs (text.py, each in its own text's offsets): what
+    the conventions run over. A batch's word ends are the sorted ends in the joined `text`: each
+    text's own, shifted by its start, and the end of each separator."""
+
+    __slots__ = ("_codes", "lengths", "runs", "starts", "text")
+
+    def __init__(self, texts: list[str], runs: list[list[Run]]):
+        self.text = SEPARATOR.join(texts)
+        self.runs = runs
+        self.lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        self.starts = np.cumsum(self.lengths + len(SEPARATOR)) - self.lengths - len(SEPARATOR)  # (n,) in `text`
+        self._codes = None
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Code points of `text` (wordstats.code_points), computed once."""
+        if self._codes is None:
+            self._codes = code_points(self.text)
+        return self._codes
+
+    def text_at(self, positions) -> np.ndarray:
+        """Index of the text that holds each character offset (of a text, not of a separator)."""
+        return np.searchsorted(self.starts, positions, side="right") - 1
+
+    def having(self, characters: str, then: str | None = None) -> list[int]:
+        """The texts that hold one of `characters` (followed at once by one of `then`), in order."""
+        hit = _in(self.codes, characters)
+        if then is not None:
+            hit = hit[:-1] & _in(self.codes[1:], then)
+        return np.unique(self.text_at(np.flatnonzero(hit))).tolist()
+
+    def join(self, ends: list[np.ndarray]) -> np.ndarray:
+        """Each text's sorted word ends -> the batch's."""
+        sizes = np.fromiter(map(len, ends), dtype=np.int64, count=len(ends))
+        joined = np.concatenate([np.zeros(0, np.int64), *ends]).astype(np.int64) + np.repeat(self.starts, sizes)
+        return np.sort(np.concatenate([joined, self.starts[1:]]))
+
+    def owners(self, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the ends of texts, the text of each): ends inside or at the end of a separator are dropped."""
+        owner = np.searchsorted(self.starts, ends, side="left") - 1
+        keep = ends - self.starts[owner] <= self.lengths[owner]
+        return ends[keep], owner[keep]
+
+    def split(self, ends: np.ndarray) -> list[np.ndarray]:
+        """The batch's word ends -> each text's, in its own offsets (Texts.join undone)."""
+        ends, owner = self.owners(ends)
+        return np.split(ends - self.starts[owner], np.cumsum(np.bincount(owner, minlength=len(self)))[:-1])
 
 
-def _numbers_before_han(runs):
-    return [run for run, after in zip(runs, runs[1:])
+def _in(codes: np.ndarray, characters: str) -> np.ndarray:
+    """Which code points are among `characters`."""
+    return np.isin(codes, _codes_of(characters))
+
+
+def _with(ends: np.ndarray, add) -> np.ndarray:
+    """np.union1d(ends, add) for sorted unique `ends`: a search for each of `add`, no sort of all ends."""
+    add = np.unique(np.asarray(add, dtype=np.int64))
+    slot = np.searchsorted(ends, add)
+    new = slot == len(ends)
+    new[~new] = ends[slot[~new]] != add[~new]
+    return np.insert(ends, slot[new], add[new])
+
+
+def _without(ends: np.ndarray, drop) -> np.ndarray:
+    """np.setdiff1d(ends, drop) for sorted unique `ends`."""
+    drop = np.asarray(drop, dtype=np.int64)
+    slot = np.searchsorted(ends, drop)
+    found = slot < len(ends)
+    found[found] = ends[slot[found]] == drop[found]
+    return np.delete(ends, slot[found])
+
+
+def _word_starts(ends: np.ndarray) -> np.ndarray:
+    return np.concatenate([np.zeros(1, np.int64), ends[:-1]])
+
+
+_DIGITS = "0123456789\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19"  # every number run holds one
+
+
+def _numbers_before_han(texts: Texts) -> list[tuple[int, int]]:
+    """(start, end) in texts.text of each number run followed at once by a Han run."""
+    starts = texts.starts.tolist()
+    return [(starts[i] + run.start, starts[i] + run.end) for i in texts.having(_DIGITS)
+            for run, after in pairwise(texts.runs[i])
             if run.kind == "number" and after.kind == "han" and after.start == run.end]
 
 
-def join_han_numbers(text, runs, ends, c, on, word_table):
+def number_units(texts, ends, c, on, word_table):
+    """A number run followed at once by a unit: the unit ends the number's word (１９９７年|底)."""
+    text = texts.text
+    if not c.units:
+        return ends
+    digits = _ASCII_OR_FULL if c.ascii_digits else _FULL_WIDTH
+    joined = [(start, end) for start, end in _numbers_before_han(texts) if text[end] in c.units
+              and digits.fullmatch(text, start, end)]
+    if not joined:
+        return ends
+    add = [attached_end(text, end + 1) for _, end in joined]  # only the unit (with its marks: 亿\ufe0f)
+    return _without(_with(ends, add), [end for _, end in joined])
+
+
+def join_dates(texts, ends, c, on, word_table):
+    """Number+unit words (number_units joined them) of date units in a row, nothing between them,
+    make one word (１９９７年|１２月 -> １９９７年１２月)."""
+    text = texts.text
+    if not c.date_units:
+        return ends
+    numbers = [(start, end) for start, end in _numbers_before_han(texts) if text[end] in c.date_units]
+    if not numbers:
+        return ends
+    number_ends = np.array([end for _, end in numbers], dtype=np.int64)
+    slot = np.minimum(np.searchsorted(ends, number_ends), len(ends) - 1)
+    ending = (ends[slot] == number_ends).tolist()
+    dates = [(start, end + 1) for (start, end), is_end in zip(numbers, ending) if not is_end]  # the unit joined
+    drop = [end for (_, end), (start, _) in pairwise(dates) if end == start]
+    return _without(ends, drop) if drop else ends
+
+
+def join_han_numbers(texts, ends, c, on, word_table):
     """A number written in Han numerals (with 第 before it: an ordinal) loses the word ends
     inside it: 第十|五 -> 第十五, 三|十二 -> 三十二. Two or more numerals with a power among
     them (十 百 千 万 亿), or three digits and more (一九九八): 一一 and 万一 are left alone. A
@@ -92,79 +195,92 @@ def join_han_numbers(text, runs, ends, c, on, word_table):
     if not (c.han_powers or c.han_digits):
         return ends
     pattern = _han_number_pattern(c.han_digits, c.han_powers, c.percent)
-    inner = [k for match in pattern.finditer(text) for k in range(match.start() + 1, match.end())]
-    return np.setdiff1d(ends, np.array(inner, dtype=np.int64)) if inner else ends
+    spans = np.array([match.span() for match in pattern.finditer(texts.text)], dtype=np.int64).reshape(-1, 2)
+    sizes = spans[:, 1] - spans[:, 0] - 1  # the offsets inside each number
+    inner = np.repeat(spans[:, 0] + 1 - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
+    return _without(ends, inner) if len(inner) else ends
 
 
-def split_surnames(text, runs, ends, c, on, word_table):
+def split_surnames(texts, ends, c, on, word_table):
     """A three-character Han word that starts with a surname and reads as a personal name
     splits after the surname (江泽民 -> 江|泽民): its first two characters occur in it at least
     `name_share` of the time in the raw text (not 金融|业), no character of the given name is a
     transliteration's (莫斯科) and it does not end in a suffix."""
+    text = texts.text
     if not c.surnames or not _any_of(c.surnames).search(text):
         return ends
-    starts = np.concatenate([[0], ends[:-1]])
+    starts = _word_starts(ends)
     suffixes = getattr(c, "suffixes", "")  # join_suffixes' list, where that row is in the table
-    candidates = [k for k in np.flatnonzero(ends - starts == 3).tolist()
-                  if text[starts[k]] in c.surnames and HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])
+    threes = np.flatnonzero(ends - starts == 3)
+    candidates = [k for k in threes[_in(texts.codes[starts[threes]], c.surnames)].tolist()
+                  if HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])
                   and not any(ch in c.foreign for ch in text[starts[k] + 1 : ends[k]])
                   and text[ends[k] - 1] not in suffixes]
     if candidates and word_table is not None:
         _, share = word_table.shares_at(text, starts[np.array(candidates)], 3, [(0, 2)])
         candidates = [k for k, v in zip(candidates, share.tolist()) if not v < c.name_share]  # NaN: unknown, kept
-    return np.union1d(ends, starts[np.array(candidates, dtype=np.int64)] + 1) if candidates else ends
+    return _with(ends, starts[np.array(candidates, dtype=np.int64)] + 1) if candidates else ends
 
 
-def join_suffixes(text, runs, ends, c, on, word_table):
-    return _join_suffixes(text, ends, c.suffixes, word_table)
+def join_suffixes(texts, ends, c, on, word_table):
+    return _join_suffixes(texts, ends, c.suffixes, word_table)
 
 
-def join_coarse_suffixes(text, runs, ends, c, on, word_table):
-    return _join_suffixes(text, ends, c.coarse_suffixes, word_table)
+def join_coarse_suffixes(texts, ends, c, on, word_table):
+    return _join_suffixes(texts, ends, c.coarse_suffixes, word_table)
 
 
-def _join_suffixes(text: str, ends: np.ndarray, suffixes: str, word_table) -> np.ndarray:
+def _join_suffixes(texts: Texts, ends: np.ndarray, suffixes: str, word_table) -> np.ndarray:
     """A two-character Han word followed by a one-character word from `suffixes` becomes one
     word (经营|者 -> 经营者), where the word table has the three characters with autonomy >= 0. A
     joined word takes no second suffix (the word before a candidate has two characters), so the
     two suffix rows give the words one pass over both lists would."""
+    text = texts.text
     if not suffixes or not _any_of(suffixes).search(text):  # most texts: nothing to do
         return ends
-    starts = np.concatenate([[0], ends[:-1]])
+    starts = _word_starts(ends)
     lengths = ends - starts
     after_pair = np.flatnonzero((lengths[1:] == 1) & (lengths[:-1] == 2)) + 1  # one-character words after two
-    candidates = [k for k in after_pair.tolist()
-                  if text[starts[k]] in suffixes and HAN_SPAN_RE.fullmatch(text, starts[k - 1], ends[k])]
+    candidates = [k for k in after_pair[_in(texts.codes[starts[after_pair]], suffixes)].tolist()
+                  if HAN_SPAN_RE.fullmatch(text, starts[k - 1], ends[k])]
     if candidates and word_table is not None:  # NaN (a string the table lacks) is not >= 0
         autonomy = word_table.autonomy_at(text, starts[np.array(candidates) - 1], np.full(len(candidates), 3))
         candidates = [k for k, a in zip(candidates, autonomy.tolist()) if a >= 0]
     return np.delete(ends, [k - 1 for k in candidates]) if candidates else ends
 
 
-def split_marks(text, runs, ends, c, on, word_table):
+def split_marks(texts, ends, c, on, word_table):
     """A run of one repeated mark from `split_marks` (—— ……) becomes one word per mark."""
     if not c.split_marks:
         return ends
-    cuts = [k for run in runs if run.kind == "punct" and run.end - run.start > 1 and text[run.start] in c.split_marks
-            for k in range(run.start + 1, run.end) if text[k] == text[run.start]]
-    return np.union1d(ends, np.array(cuts, dtype=np.int64)) if cuts else ends
+    text, starts = texts.text, texts.starts.tolist()
+    cuts = [starts[i] + k for i in texts.having(c.split_marks) for run in texts.runs[i]
+            if run.kind == "punct" and run.end - run.start > 1 and text[starts[i] + run.start] in c.split_marks
+            for k in range(run.start + 1, run.end) if text[starts[i] + k] == text[starts[i] + run.start]]
+    return _with(ends, cuts) if cuts else ends
 
 
-def split_counts(text, runs, ends, c, counts, word_table):
+def split_counts(texts, ends, c, counts, word_table):
     """A word of a numeral (one or two characters) and a classifier splits before the
     classifier where the standard of `counts` writes them apart (_count_apart); 这一 and 那一
-    split at every level."""
+    split at every level. Only in a text with a numeral right before a classifier or 一."""
     if not c.classifiers:
         return ends
+    text = texts.text
     numerals = c.numerals + c.default_numerals + "一" + c.demonstratives
-    if not _count_pattern(numerals, c.classifiers + "一").search(text):
+    having = texts.having(numerals, c.classifiers + "一")
+    if not having:
         return ends  # most texts: no numeral before a classifier
-    starts = np.concatenate([[0], ends[:-1]])
-    cuts = [end - 1 for start, end in zip(starts.tolist(), ends.tolist())
+    starts = _word_starts(ends)
+    lengths = ends - starts
+    last = texts.codes[np.maximum(ends - 1, 0)] if len(ends) else np.zeros(0, np.int64)
+    maybe = np.flatnonzero((lengths >= 2) & _in(last, c.classifiers + "一"))
+    maybe = maybe[np.isin(texts.text_at(starts[maybe]), having)]  # a text the early exit would have skipped
+    cuts = [end - 1 for start, end in zip(starts[maybe].tolist(), ends[maybe].tolist())
             if (2 <= end - start <= 3 or end - start > 3 and _is_ordinal(text[start : end - 1], c))
             and (text[end - 1] in c.classifiers and _count_apart(text[start : end - 1], text[end - 1], c, counts)
                  or end - start == 2 and text[end - 1] == "一" and text[start] in c.demonstratives)]
-    return np.union1d(ends, np.array(cuts, dtype=np.int64)) if cuts else ends
+    return _with(ends, cuts) if cuts else ends
 
 
 def _count_apart(numeral: str, classifier: str, c, counts: str) -> bool:
@@ -184,23 +300,22 @@ def _is_ordinal(numeral: str, c) -> bool:
     return len(numeral) >= 2 and numeral[0] == "第" and all(ch in digits for ch in numeral[1:])
 
 
-def split_function_words(text, runs, ends, c, on, word_table):
+def split_function_words(texts, ends, c, on, word_table):
     """A two-character Han word led by one of `function_words`, or ended by one of `particles`,
     splits in two (就是 -> 就|是, 有着 -> 有|着), unless the word table's unigram model has the
     word more than e**function_pair_logp times likelier than its two characters as words (已经,
     也许, 觉得 stay). Without a unigram model nothing tells 已有 from 已经: the rule does not run."""
     if (not (c.function_words or c.particles) or word_table is None or word_table.unigram is None
-            or not _any_of(c.function_words + c.particles).search(text)):
+            or not _any_of(c.function_words + c.particles).search(texts.text)):
         return ends
-    starts = np.concatenate([[0], ends[:-1]])
-    candidates = np.array([k for k in np.flatnonzero(ends - starts == 2).tolist()
-                           if (text[starts[k]] in c.function_words or text[starts[k] + 1] in c.particles)
-                           and HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])], dtype=np.int64)
-    if not len(candidates):
+    starts = _word_starts(ends)
+    pairs = starts[ends - starts == 2]
+    first, second = texts.codes[pairs], texts.codes[pairs + 1]
+    begin = pairs[(_in(first, c.function_words) | _in(second, c.particles)) & han_mask(first) & han_mask(second)]
+    if not len(begin):
         return ends
-    begin = starts[candidates]
-    apart = word_table.logp_margin_at(text, begin, [(1, 1)] * len(begin)) <= c.function_pair_logp
-    return np.union1d(ends, begin[apart] + 1) if apart.any() else ends
+    apart = word_table.logp_margin_at(texts.text, begin, [(1, 1)] * len(begin)) <= c.function_pair_logp
+    return _with(ends, begin[apart] + 1) if apart.any() else ends
 
 
 # --- decoder joins: (decoding, setting) -> decoding ------------------------------------------------
@@ -224,11 +339,6 @@ def join_long(decoding, share):
 
 
 @lru_cache(maxsize=16)
-def _count_pattern(numerals: str, classifiers: str) -> re.Pattern:
-    return re.compile(f"[{re.escape(numerals)}][{re.escape(classifiers)}]")
-
-
-@lru_cache(maxsize=16)
 def _han_number_pattern(digits: str, powers: str, percent: str = "") -> re.Pattern:
     """`percent` then numerals, and 点 and digits after them (百分之四十二点八); 第? then two
     numerals or more, one of them a power, not led by 万 or 亿 (万一 亿万 are words, not
@@ -248,6 +358,11 @@ def _han_number_pattern(digits: str, powers: str, percent: str = "") -> re.Patte
 @lru_cache(maxsize=16)
 def _any_of(characters: str) -> re.Pattern:
     return re.compile(f"[{re.escape(characters)}]")
+
+
+@lru_cache(maxsize=32)
+def _codes_of(characters: str) -> np.ndarray:
+    return code_points(characters)
 
 
 _FULL_WIDTH = re.compile(r"[\uff10-\uff19]+(?:[\uff0e\uff1a][\uff10-\uff19]+)*")  # １９９７, ３．５

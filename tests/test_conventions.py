@@ -1,10 +1,16 @@
 """Conventions of numbers, dates and counts (the convention rows of rules.TABLE, run by conventions.apply_conventions), and the calibrated choice."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from segmenter import Conventions, Segmenter
-from segmenter.conventions import apply_conventions
-from segmenter.assembly import split_words
+from segmenter.assembly import cut_ends, split_words, tokens, words_from_cuts
+from segmenter.conventions import apply_conventions, apply_to_texts
+from segmenter.dictionary import UserDictionary
+from segmenter.junctions import TextPlan
+from segmenter.levels import STANDARDS
+from segmenter.rules import Texts
 from segmenter.text import split_runs
 from segmenter.wordstats import WordTable
 
@@ -187,3 +193,82 @@ def test_cli_conventions_flag():
     assert outputs["ascii"] == ["1997年", "１９９７年"]
     assert outputs["off"] == ["1997", "年", "１９９７", "年"]
     assert run_cli("-q", "--conventions", "pku", stdin=text).returncode == 2
+
+
+# -- the batch path: the rules run once over texts joined by rules.SEPARATOR ------------------------
+
+# what the rules read (numerals, powers, classifiers, units, surnames, suffixes, function words, marks),
+# digits of both widths, and what may sit at a text's edge (newlines, a ZWJ, marks, an emoji, a surrogate)
+ALPHABET = list("一二两三十百千万第个次位年月日号这那江王泽民上海市经营者就已是经有着人的，。——……") + list(
+    "0123456789０１２３４５６７８９．ab \n") + ["\u200d", "\u0301", "\ufe0f", "😀", "\ud800"]
+TEXTS = st.lists(st.text(alphabet=st.sampled_from(ALPHABET), max_size=14), min_size=1, max_size=6)
+
+
+@pytest.fixture(scope="module")
+def shipped_table():
+    return Segmenter().word_table
+
+
+def random_ends(text: str, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.flatnonzero(rng.random(len(text) + 1) < 0.5)[1:].tolist() + [len(text)] if text else []
+
+
+EVERY_RULES = [standard.rules for standard in STANDARDS.values()] + [0.0, 1.0]  # a granularity names rules too
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts=TEXTS, seed=st.integers(0, 2**16))
+def test_a_batch_gets_each_texts_own_ends(shipped_table, texts, seed):
+    ends = [np.array(random_ends(text, seed + i), dtype=np.int64) for i, text in enumerate(texts)]
+    runs = [split_runs(text) for text in texts]
+    batch = Texts(texts, runs)
+    assert [e.tolist() for e in batch.split(batch.join(ends))] == [e.tolist() for e in ends]
+    for rules in EVERY_RULES:
+        for table in (shipped_table, None):
+            for conventions in (Conventions(), Conventions(units="年\n", ascii_digits=True)):  # "\n": one by one
+                joined = apply_to_texts(batch, batch.join(ends), conventions, rules, table)
+                alone = [apply_conventions(t, r, e, conventions, rules, table) for t, r, e in zip(texts, runs, ends)]
+                assert [e.tolist() for e in batch.split(joined)] == [e.tolist() for e in alone]
+
+
+@settings(max_examples=30, deadline=None)
+@given(texts=TEXTS, seed=st.integers(0, 2**16))
+def test_words_of_a_batch_are_each_texts_own(shipped_table, texts, seed):
+    """words_from_cuts (cut_ends, the conventions, tokens: once over the batch) against each text alone;
+    with a user dictionary (per text) too."""
+    rng = np.random.default_rng(seed)
+    plans = [TextPlan(text) for text in texts]
+    cuts = [rng.random(len(plan.junctions)) < 0.5 for plan in plans]
+    dictionary = UserDictionary()
+    for word in ("两个人", "经营者", "江泽民"):
+        dictionary.add(word)
+    for rules in EVERY_RULES:
+        for words in (None, dictionary):
+            batch = words_from_cuts(plans, cuts, rules, conventions=Conventions(), word_table=shipped_table,
+                                    dictionary=words)
+            for plan, cut, got in zip(plans, cuts, batch):
+                alone = words_from_cuts([plan], [cut], rules, conventions=Conventions(), word_table=shipped_table,
+                                        dictionary=words)[0]
+                assert got == alone and "".join(token.word for token in got) == plan.text
+                if words is None:
+                    ends = apply_conventions(plan.text, plan.runs, cut_ends(plan, cut), Conventions(), rules, shipped_table)
+                    assert got == tokens(plan.text, ends)
+    assert words_from_cuts(plans, cuts) == [tokens(p.text, cut_ends(p, c)) for p, c in zip(plans, cuts)]
+
+
+def test_no_rule_reaches_across_texts():
+    # each pair would be one word, or split otherwise, were the texts one: 30|万, 三|十二, 经营|者, 两|个, ——|——
+    texts = ["３０", "万人", "三", "十二", "经营", "者", "两", "个", "——", "——", "", "第百个", "两个", "３０万\u200d",
+             "\u0301\u0301年"]
+    ends = [np.array([len(text)] if text else [], dtype=np.int64) for text in texts]
+    # counts split only in a text with a numeral before a classifier: 第百个 (百 is none) alone, not for 两个's sake
+    ends[-2], ends[-1] = np.array([2, 4]), np.array([3])  # a unit, then a ZWJ: the next text's marks are not its
+    batch = Texts(texts, [split_runs(text) for text in texts])
+    for rules in EVERY_RULES:
+        joined = batch.split(apply_to_texts(batch, batch.join(ends), Conventions(), rules))
+        alone = [apply_conventions(t, split_runs(t), e, Conventions(), rules) for t, e in zip(texts, ends)]
+        assert [e.tolist() for e in joined] == [e.tolist() for e in alone]
+        assert joined[0].tolist() == [2] and joined[-2].tolist() == [4] and joined[-1].tolist() == [3]
+        assert joined[-4].tolist() == [3]
+    assert words_after("３０万人", ["３０", "万人"]) == ["３０万", "人"]  # were they one text
