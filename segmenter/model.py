@@ -21,7 +21,7 @@ from .vocab import CharVocab
 
 EMBEDDED_MODEL = "embedded"
 # Models shipped in segmenter/models, loadable by name when no folder of that name exists.
-SHIPPED_MODELS = ("default", "accurate")
+SHIPPED_MODELS = ("default", "accurate", "fast")
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 BERT_FAMILY = ("bert", "roberta", "xlm-roberta", "electra", "camembert", "ernie")
 
@@ -32,8 +32,9 @@ def embedded_model_path(name: str = "default") -> Path:
 
 
 def resolve_model_folder(name_or_path: str | os.PathLike | None) -> Path:
-    """None or "embedded" -> the shipped default model; "accurate" -> the shipped 6-layer model (unless a
-    folder of that name exists); an existing folder -> itself; else a hub name."""
+    """None or "embedded" -> the shipped default model; "accurate" -> the shipped 6-layer model, "fast"
+    -> the shipped small student (unless a folder of that name exists); an existing folder -> itself;
+    else a hub name."""
     shipped = isinstance(name_or_path, str) and name_or_path in SHIPPED_MODELS and not Path(name_or_path).exists()
     if name_or_path is None or str(name_or_path) == EMBEDDED_MODEL or shipped:
         folder = embedded_model_path(name_or_path if shipped else "default")

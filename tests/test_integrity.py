@@ -11,7 +11,7 @@ from conftest import run_cli, tiny_vocab
 from segmenter import Segmenter
 from segmenter.errors import ModelLoadError
 from segmenter.integrity import MANIFEST_FILE, read_manifest, verify_folder, write_manifest
-from segmenter.model import embedded_model_path, resolve_model_folder
+from segmenter.model import SHIPPED_MODELS, embedded_model_path, resolve_model_folder
 from segmenter.wordstats import WordTable
 
 TEXT = "今天天气很好，我们去北京大学。"
@@ -46,7 +46,7 @@ def check_cli_line(folder, name: str) -> str:
 
 
 def test_shipped_folders_have_a_manifest_that_verifies():
-    for name in ("default", "accurate"):
+    for name in SHIPPED_MODELS:
         folder = embedded_model_path(name)
         files = read_manifest(folder)
         assert files is not None and {"config.json", "vocab.txt", "model.safetensors"} <= set(files)
@@ -154,7 +154,7 @@ def test_adapt_writes_a_manifest_that_verifies(tmp_path):
 def test_typo_of_a_shipped_name_names_the_shipped_models(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ModelLoadError, match=r"no model 'acurate': not a folder, not a shipped model "
-                                             r"\(default, accurate\), and not on the Hugging Face hub here"):
+                                             r"\(default, accurate, fast\), and not on the Hugging Face hub here"):
         resolve_model_folder("acurate")
 
 
@@ -163,7 +163,7 @@ def test_typo_of_a_shipped_name_cli(tmp_path):
     result = run_cli("-m", "acurate", stdin=(TEXT + "\n").encode(), cwd=tmp_path, env={"HF_HUB_OFFLINE": "1"})
     stderr = result.stderr.decode()
     assert result.returncode == 2 and "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
-    assert "no model 'acurate'" in stderr and "(default, accurate)" in stderr
+    assert "no model 'acurate'" in stderr and "(default, accurate, fast)" in stderr
 
 
 def test_writing_into_a_folder_refreshes_its_list_only_when_it_has_one(tmp_path):

@@ -101,14 +101,15 @@ def _version(distribution: str) -> str:
 
 
 # -- segmenter ------------------------------------------------------------------------------
-def _granularity_setting(granularity: str, conventions: bool = True, standard: str | None = None
-                         ) -> Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]:
+def _granularity_setting(granularity: str, conventions: bool = True, standard: str | None = None,
+                         model: str | None = None) -> Callable[[BenchConfig, CorpusRun], tuple[SegmentFn, str]]:
+    """model: a shipped model this setting always reads (the `fast` row), else the run's --model."""
     def build(config: BenchConfig, corpus: CorpusRun):
         from segmenter.api import Segmenter
         from segmenter.conventions import DEFAULT_CONVENTIONS
 
         seg = Segmenter(
-            config.model, granularity=granularity, device=config.device,
+            model or config.model, granularity=granularity, device=config.device,
             batch_size=config.batch_size, num_threads=config.threads,
             conventions=DEFAULT_CONVENTIONS if conventions else None, standard=standard,
         )
@@ -195,6 +196,7 @@ SEGMENTER_SETTINGS: dict[str, Callable[[BenchConfig, CorpusRun], tuple[SegmentFn
     "msr": _granularity_setting("default", standard="msr"),
     "ud": _granularity_setting("default", standard="ud"),
     "plain": _granularity_setting("default", conventions=False),
+    "fast": _granularity_setting("default", model="fast"),  # the shipped small student (-m fast)
     "calibrated": _calibrated_setting,
     "oracle": _oracle_setting,
 }
