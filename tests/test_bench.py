@@ -53,13 +53,16 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     assert [(r["label"], r["corpus"]) for r in result.records] == [
         (name, "toy_test")
         for name in ("segmenter:default", "segmenter:fine", "segmenter:coarse", "segmenter:pku", "segmenter:msr",
-                     "segmenter:ud", "segmenter:plain", "segmenter:oracle", "jieba", "jieba-nohmm")
+                     "segmenter:ud", "segmenter:plain", "segmenter:fast", "segmenter:oracle", "jieba", "jieba-nohmm")
     ]
     # calibrated needs a dev file beside the test file; without one it is skipped, with the reason
     assert [(s["setting"], s["corpus"]) for s in result.skipped] == [("calibrated", "toy_test")]
     assert "no dev file beside toy_test.txt" in result.skipped[0]["reason"]
     oracle = next(r for r in result.records if r["label"] == "segmenter:oracle")
-    assert all(oracle["F1"] >= r["F1"] for r in result.records if r["label"].startswith("segmenter:"))
+    # (fast reads the shipped fast model whatever --model says: another model, another oracle)
+    assert all(oracle["F1"] >= r["F1"] for r in result.records if r["label"].startswith("segmenter:")
+               and r["label"] != "segmenter:fast")
+    assert "model fast" in next(r for r in result.records if r["label"] == "segmenter:fast")["about"]
     for record in result.records:
         assert set(FIGURES) <= set(record)
         assert record["sentences"] == 3 and record["chars"] == sum(len(s.replace(" ", "")) for s in SENTENCES[:3])
@@ -75,7 +78,7 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
     assert "| system | P | R | F1 | OOV rate | OOV recall | IV recall | chars/s | peak MiB |" in markdown
     # one row per segmenter setting in the figures table and one in the by-length table, before the speed table
     before_speed, speed = markdown.split("**Speed**")
-    assert before_speed.count("\n| segmenter:") == 2 * 8 and "OOV against `toy_training_words.txt`" in markdown
+    assert before_speed.count("\n| segmenter:") == 2 * 9 and "OOV against `toy_training_words.txt`" in markdown
     assert "\n| segmenter:default | " in speed
     assert "| system | recall | precision | words output |" in markdown
     gold_row = next(line for line in markdown.splitlines() if line.startswith("| gold |"))

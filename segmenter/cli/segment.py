@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="string between words (default: one space); whitespace between words is dropped, "
                              "the delimiter stands for it, except with -d '' (each line comes out as it came in)")
     parser.add_argument("-m", "--model", default=None,
-                        help="model folder, hub name, or a shipped model: default (the embedded one), accurate")
+                        help="model folder, hub name, or a shipped model: default (the embedded one), accurate, fast")
     parser.add_argument("-s", "--standard", default=None, choices=STANDARD_CHOICES,
                         help="how words are written: general (the default), pku, msr or ud "
                              "(README: Granularity and standards)")
@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers", type=workers_count, default="auto", metavar="N",
         help="segment in N processes, each with cores/N threads; same output, in order (default: auto, "
-             "one process per core for an input of 100,000 characters or more, else one)",
+             "one process per core for input files of 100,000 characters or more, else one; "
+             "standard input stays in one)",
     )
     parser.add_argument(
         "-u", "--user-dict", action="append", default=[], metavar="FILE",
@@ -343,7 +344,9 @@ def run(args: argparse.Namespace) -> int:
         )
         workers = args.workers
         if workers == "auto":  # processes for a large input (read ahead to know), else this one
-            processes = auto_workers(spec=spec) if args.mode == "default" else 1
+            # Standard input may be a stream (tail -f log | segmenter): reading ahead would hold
+            # back its first lines, so it stays in this process.
+            processes = auto_workers(spec=spec) if args.mode == "default" and "-" not in files else 1
             workers, pieces = choose_workers(pieces, processes)
         segmenter = spec.build() if workers == 1 else None  # load errors surface before any output
         if args.mode == "default":
