@@ -26,7 +26,7 @@ from .decoding import WordDecoding
 from .dictionary import UserDictionary
 from .junctions import TextPlan, score_texts as _score_texts
 from .levels import Level, Standard, standard_named
-from .model import ModelLoadError, load_reader, read_profile, resolve_model_folder
+from .model import SHIPPED_MODELS, ModelLoadError, load_reader, read_profile, resolve_model_folder
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
 from .text import HAN_SPAN_RE
@@ -161,9 +161,13 @@ class Segmenter:
         self.folder = resolve_model_folder(model)
         self.profile = profile or read_profile(self.folder)
         if self.profile is None:
+            shadowed = (f" (a folder named {model!r} here hides the shipped model of that name: give the shipped "
+                        "one's path, segmenter.model.embedded_model_path(name), or run from elsewhere)"
+                        if isinstance(model, str) and model in SHIPPED_MODELS else "")
             raise ModelLoadError(
                 f"{self.folder} has no head profile ({PROFILE_FILE}); create one with "
                 f"`segmenter heads --model {self.folder}` (no gold needed), or pass profile=HeadProfile(...)"
+                + shadowed
             )
         self.standard = standard_named(standard if standard is not None else self.profile.runtime.get("standard"))
         # "words": word-level decoding with the folder's n-gram table (decoding.py); "threshold":

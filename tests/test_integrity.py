@@ -179,3 +179,10 @@ def test_writing_into_a_folder_refreshes_its_list_only_when_it_has_one(tmp_path)
         verify_folder(folder)
     update_manifest(folder, ["vocab.txt"])
     verify_folder(folder)
+
+
+def test_a_local_folder_named_like_a_shipped_model_is_named_in_the_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fast").mkdir()  # a user's own scratch folder: it wins over the shipped `fast`
+    with pytest.raises(ModelLoadError, match="a folder named 'fast' here hides the shipped model"):
+        Segmenter("fast")
