@@ -347,11 +347,7 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
         margin = table.logp_margin_at(text, begin[by_model], [(2, 1)] * len(by_model))
         three[by_model[margin >= options.join3_logp]] = True
     chosen = pair[(whole >= options.join_min_count) & (four | ((left + right == 3) & three) | two_chars)]
-    previous = -2
-    for j in chosen.tolist():  # few: a Python loop keeps "the left one" simple
-        if j != previous + 1:
-            cut[after[j]] = False
-            previous = j
+    _join_pairs(cut, after, chosen)
 
 
 def join_long_words(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray,
@@ -373,6 +369,12 @@ def join_long_words(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.nd
     around = begin[pair + 1] - left  # the string of `left` + `right` characters around the junction
     whole, share_left, share_right = table.shares_at(text, around, left + right, [(0, left)], [(left, right)])
     chosen = pair[(whole >= options.join_min_count) & (np.minimum(share_left, share_right) >= options.join_long)]
+    _join_pairs(cut, after, chosen)
+
+
+def _join_pairs(cut: np.ndarray, after: np.ndarray, chosen: np.ndarray) -> None:
+    """Uncut the junction after word j for each chosen pair (j, j+1), in order; of two
+    overlapping pairs (j and j+1 both chosen) only the left one joins, so a word joins once."""
     previous = -2
     for j in chosen.tolist():  # few: a Python loop keeps "the left one" simple
         if j != previous + 1:
