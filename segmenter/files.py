@@ -74,3 +74,50 @@ def staged_folder(source: str | os.PathLike, out: str | os.PathLike, skip: tuple
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
+
+
+def mapped_npz(path: str | os.PathLike) -> dict:
+    """The arrays of an uncompressed .npz (np.savez) as read-only memory maps, by name.
+
+    np.load copies every array into the process; a map reads pages on demand from the page
+    cache, which the worker processes of one run share (parallel.py: a 24 MiB word table is then
+    in memory once, not once per core). A compressed member cannot be mapped: it is read (np.load).
+    """
+    import mmap
+    import struct
+    import zipfile
+    import zlib
+
+    import numpy as np
+
+    arrays = {}
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as handle:
+        # One map of the whole file (it outlives `handle`: the arrays hold it); an empty file
+        # cannot be mapped, but ZipFile has refused one already.
+        pages = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        for info in archive.infolist():
+            name = info.filename.removesuffix(".npy")
+            if info.compress_type != zipfile.ZIP_STORED:
+                arrays[name] = np.load(archive.open(info))
+                continue
+            handle.seek(info.header_offset)  # the local header: 30 bytes, then its name and extra field
+            local = handle.read(30)
+            if local[:4] != b"PK\x03\x04":
+                raise ValueError(f"member {info.filename} has no local header")
+            name_length, extra_length = struct.unpack("<HH", local[26:30])
+            start = info.header_offset + 30 + name_length + extra_length  # the member: .npy header, data
+            member = memoryview(pages)[start : start + info.file_size]
+            if len(member) < info.file_size or zlib.crc32(member) != info.CRC:
+                raise ValueError(f"member {info.filename} is truncated or corrupt (CRC-32)")  # as np.load checks
+            handle.seek(start)
+            version = np.lib.format.read_magic(handle)
+            header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = header(handle)
+            if dtype.hasobject:
+                raise ValueError(f"member {info.filename} holds Python objects")
+            count = int(np.prod(shape))
+            if handle.tell() + count * dtype.itemsize > start + info.file_size:
+                raise ValueError(f"member {info.filename} is shorter than its header says")
+            flat = np.frombuffer(pages, dtype=dtype, count=count, offset=handle.tell())  # read-only
+            arrays[name] = flat.reshape(shape, order="F" if fortran else "C")
+    return arrays

@@ -235,6 +235,7 @@ class WordTable:
     def load(cls, folder_or_file: str | Path) -> "WordTable":
         import zipfile
 
+        from .files import mapped_npz
         from .integrity import verify_file
 
         path = Path(folder_or_file)
@@ -242,17 +243,17 @@ class WordTable:
             path = path / TABLE_FILE
         verify_file(path)  # against its folder's checksums.json, when it has one (integrity.py)
         try:
-            data = np.load(path)
-            ns = sorted(int(k[4:]) for k in data.files if k.startswith("keys"))
+            data = mapped_npz(path)  # shared pages, not a copy per process
+            ns = sorted(int(k[4:]) for k in data if k.startswith("keys"))
             tables = {}
             for n in ns:  # a table saved without counts: every kept n-gram counts as min_count
-                counts = data[f"counts{n}"] if f"counts{n}" in data.files else None
+                counts = data[f"counts{n}"] if f"counts{n}" in data else None
                 keys = data[f"keys{n}"]
                 tables[n] = (keys, data[f"autonomy{n}"],
                              counts if counts is not None else np.zeros(len(keys), np.uint32))
             chars, min_count = (int(v) for v in data["info"])
             unigram = None
-            if "unigram" in data.files:  # a table written before the unigram model has none
+            if "unigram" in data:  # a table written before the unigram model has none
                 unseen, words, fitted_chars = (float(v) for v in data["unigram"])
                 unigram = {"logp": {n: data[f"logp{n}"] for n in ns}, "unseen": unseen, "words": words,
                            "chars": fitted_chars}

@@ -47,6 +47,28 @@ def test_table_prunes_saves_and_loads(tmp_path):
         WordTable.load(tmp_path / "bad.npz")
 
 
+def test_a_loaded_table_maps_the_file_and_holds_what_np_load_reads(tmp_path):
+    # mapped_npz: the worker processes of one run share the table's pages instead of a copy each
+    from segmenter.files import mapped_npz
+
+    path = WordTable.from_texts(TOY, max_n=4, min_count=1).save(tmp_path)
+    mapped, loaded = mapped_npz(path), np.load(path)
+    assert sorted(mapped) == sorted(loaded.files)
+    for name in loaded.files:
+        assert mapped[name].dtype == loaded[name].dtype and np.array_equal(mapped[name], loaded[name])
+        assert not mapped[name].flags.writeable  # a read-only map of the file: nothing may write into it
+    table = WordTable.load(path)
+    assert not table.tables[3][0].flags.writeable  # WordTable.load maps it too
+    np.savez_compressed(tmp_path / "packed.npz", **{name: loaded[name] for name in loaded.files})
+    again = WordTable.load(tmp_path / "packed.npz")  # a compressed member is read, not mapped
+    np.testing.assert_array_equal(again.autonomy("我们的办公室"), table.autonomy("我们的办公室"))
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1  # one bit: only the zip's CRC-32 of the member can tell
+    (tmp_path / "flipped.npz").write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="flipped.npz is unreadable, truncated or corrupt .*CRC-32"):
+        WordTable.load(tmp_path / "flipped.npz")
+
+
 def test_sample_raw_lines_stops_at_each_budget(tmp_path):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text("一二三\n四五六\n七八九\n", encoding="utf-8")

@@ -46,6 +46,7 @@ def test_each_installed_peer_segments_and_its_words_join_back(name):
     assert about.startswith(name.split("-")[0])  # the table names the package and its version
 
 
+@pytest.mark.slow  # starts a process (conftest: UnmarkedSlowTest)
 def test_rjieba_keeps_jiebas_words_and_has_a_start_up_command():
     pytest.importorskip("rjieba")
     jieba = pytest.importorskip("jieba")
@@ -57,6 +58,7 @@ def test_rjieba_keeps_jiebas_words_and_has_a_start_up_command():
     assert done.returncode == 0 and done.stdout.split() == jieba.lcut(SHORT_SENTENCE)
 
 
+@pytest.mark.slow  # starts a process (conftest: UnmarkedSlowTest)
 def test_a_peer_that_is_not_installed_is_skipped_with_its_install_line(tmp_path, monkeypatch):
     absent = dataclasses.replace(benchmark.SYSTEMS["thulac"], module="thulac_is_not_here_xyz")
     monkeypatch.setitem(benchmark.SYSTEMS, "thulac", absent)

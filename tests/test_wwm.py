@@ -249,6 +249,7 @@ def test_the_command_writes_one_line_per_input_line(tmp_path, tokenizer, tokeniz
     assert "line 2" in capsys.readouterr().err and not (tmp_path / "b").exists()
 
 
+@pytest.mark.slow  # starts a process (conftest: UnmarkedSlowTest)
 def test_segmenter_hf_imports_nothing_until_called():
     modules = ("transformers", "torch", "segmenter.integrations.wwm", "segmenter.api")
     code = f"import sys, segmenter.hf; print(sorted(m for m in {modules!r} if m in sys.modules))"
