@@ -108,14 +108,16 @@ def main() -> None:
         result = calibrate_standard(seg, gold[n][:CALIBRATE])
         rest = slice(CALIBRATE, CALIBRATE + 1000)
 
-        def rest_f1(standard: Standard) -> float:
+        def rest_f1(standard: Standard, dictionary=None) -> float:
             seg.standard = standard
-            return score(gold[n][rest], [[t.word for t in ts] for ts in seg.assemble(plans[n][rest])]).F1
+            words = [[t.word for t in ts] for ts in seg.assemble(plans[n][rest], dictionary=dictionary)]
+            return score(gold[n][rest], words).F1
 
         named = {name: rest_f1(standard) for name, standard in STANDARDS.items()}
         best_named = max(named, key=named.get)
-        calibrated.append((n, len(gold[n][rest]), rest_f1(result.standard), named["general"], best_named,
-                           named[best_named], result.standard.about))
+        learned = result.dictionary(seg.user_dictionary).snapshot()
+        calibrated.append((n, len(gold[n][rest]), rest_f1(result.standard, learned), rest_f1(result.standard),
+                           len(result.words), named["general"], best_named, named[best_named], result.standard.about))
     adapted = adapt_rows(seg, gold, plans)
     header = ("| rules | " + " | ".join(DEV) + " | mean | mean − jieba | worst file − jieba |\n|---|"
               + "--:|" * (len(DEV) + 3))
@@ -133,12 +135,16 @@ def main() -> None:
         *(line(("✓ " if name == best[0] else "") + name, f) for name, f in tried), "",
         "## `segmenter calibrate` from 100 sentences", "",
         f"`calibrate_standard` on the first {CALIBRATE} sentences of each file; word F1 on the sentences after them "
-        "(at most 1,000), against the general default and the best named standard on the same sentences.", "",
-        "| dev file | sentences scored | calibrated | general | best named standard | calibrated from |",
-        "|---|--:|--:|--:|---|---|",
-        *(f"| {n} | {size} | {f:.4f} | {g:.4f} | {b} {fb:.4f} | {about} |" for n, size, f, g, b, fb, about in calibrated),
-        f"| mean | | {sum(r[2] for r in calibrated) / len(calibrated):.4f} | "
-        f"{sum(r[3] for r in calibrated) / len(calibrated):.4f} | {sum(r[5] for r in calibrated) / len(calibrated):.4f} | |",
+        "(at most 1,000), against the general default and the best named standard on the same sentences. calibrated: "
+        "the fitted standard and the user dictionary entries learned from the same sentences (train/calibrate_words.py), "
+        "as `segmenter calibrate` writes them; standard only: `--no-words`.", "",
+        "| dev file | sentences scored | calibrated | standard only | entries | general | best named standard "
+        "| calibrated from |",
+        "|---|--:|--:|--:|--:|--:|---|---|",
+        *(f"| {n} | {size} | {f:.4f} | {fs:.4f} | {k} | {g:.4f} | {b} {fb:.4f} | {about} |"
+          for n, size, f, fs, k, g, b, fb, about in calibrated),
+        "| mean | | {:.4f} | {:.4f} | | {:.4f} | {:.4f} | |".format(
+            *(sum(r[i] for r in calibrated) / len(calibrated) for i in (2, 3, 5, 7))),
         "", "## `segmenter adapt` to each file's own text", "",
         "`train.adapt.adapted_table` (the recipe `segmenter adapt` writes into a folder: the model's word table plus the "
         "strings of the raw text it lacks, seen min-count times) on the whole dev file with its spaces removed (raw text, "

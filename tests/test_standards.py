@@ -119,3 +119,44 @@ def test_calibrate_writes_a_model_whose_default_is_the_fitted_standard(tmp_path)
     assert "## Calibrated standard" in (tmp_path / "mine" / "MODEL_CARD.md").read_text(encoding="utf-8")
     gold.write_text("我们 的\n" * 5, encoding="utf-8")  # too few sentences: one clear line, exit 2
     assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "other"), "-q"]) == 2
+
+
+def test_calibration_learns_the_words_the_sentences_keep_whole_or_cut_consistently():
+    from segmenter.train.calibrate_words import learn_corrections
+
+    gold = [["韩立", "看", "了", "一", "眼"], ["韩立", "说", "了"], ["一", "个", "人"], ["一", "个", "字"],
+            ["一", "个", "月"], ["一个", "人"], ["走", "了"]]
+    mine = [["韩", "立", "看了", "一眼"], ["韩", "立", "说", "了"], ["一个", "人"], ["一个", "字"],
+            ["一个", "月"], ["一个", "人"], ["走", "了"]]
+    learned = learn_corrections(gold, mine)
+    assert ("韩立",) in learned  # twice whole in the sentences, cut by the segmenter
+    assert ("看", "了") in learned and ("一", "眼") in learned  # written as two words where it gave one
+    assert ("一", "个") in learned  # cut in 3 of its 4 occurrences: 0.75
+    assert learn_corrections(gold, mine, min_share=0.8).count(("一", "个")) == 0  # 3 of 4 is below 0.8
+    assert ("韩立",) not in learn_corrections(gold, mine, min_count=3)  # whole twice only
+    assert learn_corrections(gold, gold) == []  # nothing to correct
+    with pytest.raises(ValueError, match="join back"):
+        learn_corrections(gold, [["韩立"]] + mine[1:])
+    with pytest.raises(ValueError, match="7 sentences and predicted 6"):
+        learn_corrections(gold, mine[:6])
+
+
+@pytest.mark.slow
+def test_calibrated_folder_carries_the_learned_words_and_no_words_leaves_them_out(tmp_path):
+    from segmenter.api import Segmenter
+    from segmenter.cli import main
+
+    names = ["韩立", "厉飞雨", "墨大夫"]  # names the model does not know, written whole by the user
+    sentences = [[name, "看", "了", "一", "眼", "。"] for name in names] * 8
+    gold = tmp_path / "mine.txt"
+    gold.write_text("\n".join(" ".join(words) for words in sentences) + "\n", encoding="utf-8")
+    assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "mine"), "-q"]) == 0
+    fitted, plain = Segmenter(tmp_path / "mine"), Segmenter()
+    text = "厉飞雨和韩立看了墨大夫一眼。"
+    assert {"厉飞雨", "韩立", "墨大夫"} <= set(fitted.lcut(text))
+    assert fitted.lcut("韩立看了一眼。") == ["韩立", "看", "了", "一", "眼", "。"]
+    assert "".join(fitted.lcut(text)) == text and plain.lcut(text) != fitted.lcut(text)
+    assert (tmp_path / "mine" / "user_dict.txt").is_file() or (tmp_path / "mine" / "user_splits.json").is_file()
+    assert "user dictionary entries learned" in (tmp_path / "mine" / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "rules"), "--no-words", "-q"]) == 0
+    assert not any((tmp_path / "rules" / name).exists() for name in ("user_dict.txt", "user_splits.json"))

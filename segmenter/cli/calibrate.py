@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="the calibrated model folder (new or empty)")
     parser.add_argument("--sentences", type=int, default=200, metavar="N",
                         help="read the first N sentences (default: 200)")
+    parser.add_argument("--no-words", dest="words", action="store_false",
+                        help="fit the standard's rules and threshold only; learn no user dictionary entries from the "
+                             "sentences (the strings they keep whole or cut where the model does not)")
     parser.add_argument("-q", "--quiet", action="store_true")
 
 
@@ -35,11 +38,12 @@ def run(args: argparse.Namespace) -> int:
     typed = sys.argv[1:] if sys.argv[1:2] == ["calibrate"] else ["calibrate", "--gold", args.gold, "--out", args.out]
     try:
         result = calibrate(folder, args.gold, args.out, args.sentences,
-                           command="segmenter " + shlex.join(map(str, typed)))
+                           command="segmenter " + shlex.join(map(str, typed)), words=args.words)
     except (ValueError, FileNotFoundError) as err:
         raise CLIError(str(err)) from None
     if not args.quiet:
         print(f"wrote {args.out}: {result.standard.about}, threshold at the profile's level "
-              f"{result.standard.profile_level}; word F1 on them "
-              f"{result.f1:.4f} (the general default: {result.f1_default:.4f}), {result.seconds:.1f} s")
+              f"{result.standard.profile_level}, {len(result.words)} user dictionary entries; word F1 on them "
+              f"{result.f1:.4f} (the standard alone: {result.f1_standard:.4f}; the general default: "
+              f"{result.f1_default:.4f}), {result.seconds:.1f} s")
     return 0
