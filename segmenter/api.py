@@ -241,10 +241,13 @@ class Segmenter:
         tile each text. The word-assembly step of segment_batch (assembly.py): margins over the
         level's threshold, the word decoder, the conventions, the user dictionary (`dictionary`:
         a snapshot of it, by default taken now)."""
+        return self._assemble(plans, granularity, dictionary)
+
+    def _assemble(self, plans: list[TextPlan], granularity=None, dictionary=None, words_only: bool = False):
         # One snapshot of the user dictionary for the whole call: a batch never sees half a change.
         dictionary = self.user_dictionary.snapshot() if dictionary is None else dictionary
         return assemble(plans, self.profile, self.level(granularity), word_table=self.word_table,
-                        conventions=self.conventions, dictionary=dictionary)
+                        conventions=self.conventions, dictionary=dictionary, words_only=words_only)
 
     def _level_tokens(self, text: str, granularities) -> list[list[tuple[str, int, int]]]:
         """Tokens of `text` at each granularity, from one reading of the heads. With the
@@ -259,6 +262,10 @@ class Segmenter:
 
     # -- public API -------------------------------------------------------------------------
     def tokenize_batch(self, texts: Iterable[str], granularity=None, batch_size=None, show_progress=None):
+        return self._batch(texts, granularity, batch_size, show_progress)
+
+    def _batch(self, texts, granularity, batch_size, show_progress, words_only: bool = False):
+        """tokenize_batch, or (words_only) segment_batch without a Token per word."""
         texts = self._check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
         level = self.granularity if granularity is None else granularity
@@ -267,7 +274,7 @@ class Segmenter:
         workers = getattr(self.reader, "workers", None)  # onnx_engine.OnnxReader on more than one core
         chunks = text_chunks([len(t) for t in texts], workers.count) if workers and not in_worker_thread() else []
         if len(chunks) < 2:  # one core, or a batch too small to share: all in this thread
-            return self.assemble(self.score_texts(texts, batch_size, show_progress), level)
+            return self._assemble(self.score_texts(texts, batch_size, show_progress), level, None, words_only)
         # The cores share the batch (cores.py): chunks of texts scored and assembled at once by
         # the reader's threads, with one snapshot of the user dictionary; the words are those of
         # one thread, in input order.
@@ -277,7 +284,7 @@ class Segmenter:
 
         def chunk_tokens(chunk: list[int]) -> list[list[Token]]:
             plans = _score_texts(self.reader, [texts[i] for i in chunk], self.window, self.overlap, size, False)
-            return self.assemble(plans, level, dictionary=dictionary)
+            return self._assemble(plans, level, dictionary, words_only)
 
         tokens: list = [None] * len(texts)
         from .reader import progress_enabled
@@ -308,8 +315,7 @@ class Segmenter:
     def segment_batch(self, texts: Iterable[str], granularity=None, batch_size=None,
                       show_progress=None) -> list[list[str]]:
         """Words of each text; `"".join(words) == text` for every text."""
-        return [[w for w, _, _ in tokens]
-                for tokens in self.tokenize_batch(texts, granularity, batch_size, show_progress)]
+        return self._batch(texts, granularity, batch_size, show_progress, words_only=True)
 
     def segment_lines(self, lines: Iterable[str], *, workers: int | str = "auto", **options) -> Iterator[list[str]]:
         """Words of each line, streamed in input order; workers > 1: that many processes (parallel.py);

@@ -94,14 +94,15 @@ def tokens(text: str, ends: np.ndarray) -> list[Token]:
     return [Token(text[start:end], start, end) for start, end in zip(starts, ends.tolist())]
 
 
-def tokens_of(texts: Texts, ends: np.ndarray) -> list[list[Token]]:
-    """The tokens of each text, from the batch's word ends (rules.Texts): one pass over all words."""
+def tokens_of(texts: Texts, ends: np.ndarray, words_only: bool = False) -> list[list[Token]] | list[list[str]]:
+    """The tokens of each text, from the batch's word ends (rules.Texts): one pass over all words.
+    words_only: the words alone (segment_batch's answer, without a Token per word)."""
     ends, owner = texts.owners(ends)
     offset = texts.starts[owner]
     begin = np.maximum(np.concatenate([np.zeros(1, np.int64), ends[:-1]]), offset)  # a text's first word: its start
     text = texts.text
     words = [text[start:end] for start, end in zip(begin.tolist(), ends.tolist())]
-    flat = list(map(Token, words, (begin - offset).tolist(), (ends - offset).tolist()))
+    flat = words if words_only else list(map(Token, words, (begin - offset).tolist(), (ends - offset).tolist()))
     bounds = np.cumsum(np.bincount(owner, minlength=len(texts))).tolist()
     return [flat[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
 
@@ -119,20 +120,23 @@ def words_from_cuts(
     word_table: WordTable | None = None,
     dictionary: UserDictionary | None = None,
     margins: list[np.ndarray] | None = None,
-) -> list[list[Token]]:
+    words_only: bool = False,
+) -> list[list[Token]] | list[list[str]]:
     """The stages after the cut decisions: run ends and cuts, the conventions of `rules` (None:
     none), the user dictionary (its overlaps settled by `margins`; None: by length and position).
-    Each stage but the user dictionary runs once over the batch (rules.Texts)."""
+    Each stage but the user dictionary runs once over the batch (rules.Texts). words_only: words,
+    not tokens."""
     texts = texts_of(plans)
     ends = cut_ends_of(texts, plans, cuts)
     if conventions is not None and rules is not None:
         ends = apply_to_texts(texts, ends, conventions, rules, word_table)
     if dictionary is None or not len(dictionary):
-        return tokens_of(texts, ends)
+        return tokens_of(texts, ends, words_only)
     batch = []
     for i, (plan, own) in enumerate(zip(plans, texts.split(ends))):
         margin = margins[i] if margins is not None else np.zeros(len(plan.junctions))
-        batch.append(tokens(plan.text, dictionary.apply(plan.text, own, boundary_scores(plan, margin))))
+        found = tokens(plan.text, dictionary.apply(plan.text, own, boundary_scores(plan, margin)))
+        batch.append([token.word for token in found] if words_only else found)
     return batch
 
 
@@ -144,9 +148,10 @@ def assemble(
     word_table: WordTable | None = None,
     conventions: Conventions | None = None,
     dictionary: UserDictionary | None = None,
-) -> list[list[Token]]:
-    """Tokens of each scored plan (plan.scores set by junctions.score_texts) at one level."""
+    words_only: bool = False,
+) -> list[list[Token]] | list[list[str]]:
+    """Tokens (words_only: words) of each scored plan (plan.scores set by junctions.score_texts) at one level."""
     margins = junction_margins(plans, profile, level)
     cuts = decide_cuts(plans, margins, level, word_table)
     return words_from_cuts(plans, cuts, level.rules, conventions=conventions, word_table=word_table,
-                           dictionary=dictionary, margins=margins)
+                           dictionary=dictionary, margins=margins, words_only=words_only)

@@ -176,25 +176,26 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     every run's dynamic program is its own row). combined[i] may be None for a text without
     junctions."""
     cuts = [np.zeros(0, dtype=bool) if c is None else np.asarray(c) > 0 for c in combined]
-    texts, starts, sizes, firsts = [], [], [], []  # per run: offset in the joined text, characters, first junction
-    text_offset = junction_offset = 0
+    texts, starts, ends, at = [], [], [], []  # Han runs of 2+ characters in the joined text; where each junction is
+    text_offset = 0
     for plan, cut in zip(plans, cuts):
         if not len(cut):
             continue
-        text_of_junction = plan.positions[plan.junctions]
-        for run in plan.runs:
-            size = run.end - run.start
-            if run.kind != "han" or size < 2:
-                continue
-            lo, hi = np.searchsorted(text_of_junction, [run.start, run.end - 1])
-            if hi - lo == size - 1:
-                starts.append(text_offset + run.start), sizes.append(size), firsts.append(junction_offset + lo)
+        at.append(plan.positions[plan.junctions] + text_offset)  # the character before each junction
+        starts += [text_offset + r.start for r in plan.runs if r.kind == "han" and r.end - r.start > 1]
+        ends += [text_offset + r.end for r in plan.runs if r.kind == "han" and r.end - r.start > 1]
         texts.append(plan.text)
         text_offset += len(plan.text) + 1  # the texts are joined by "\n" below
-        junction_offset += len(cut)
     if not starts:
         return cuts
-    starts, sizes, firsts = np.array(starts), np.array(sizes), np.array(firsts)
+    # Per run: its characters and its first junction; a run is decoded when a junction follows
+    # each of its characters but the last (one search over the whole batch: `at` is sorted).
+    starts, ends, at = np.array(starts), np.array(ends), np.concatenate(at)
+    firsts = np.searchsorted(at, starts)
+    whole = np.searchsorted(at, ends - 1) - firsts == ends - starts - 1
+    starts, sizes, firsts = starts[whole], (ends - starts)[whole], firsts[whole]
+    if not len(starts):
+        return cuts
     # Autonomy of every string starting at every character of the joined texts: strings that
     # cross a text's end are never read (a word may not run past its run: word_values).
     joined = "\n".join(texts)
@@ -261,28 +262,29 @@ def join_units(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray
 def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
     """join_units' pass with one criterion: judge(text, where, pieces, table, options) ->
     (strength, chosen) per candidate, where `where` is the candidates' first characters and
-    pieces[c] the (start, length) of candidate c's words; the strongest join first."""
+    pieces = (lengths of all candidates' words, flat in candidate order; words per candidate);
+    the strongest join first."""
     run, begin, length, after = _decoded_words(cut, starts, sizes, firsts)
-    candidates = []  # (first word, words) of 2-4 words in one run that make four characters
+    firsts_of, counts = [], []  # candidates: (first word, words) of 2-4 words in one run that make four characters
     for words in (2, 3, 4):
         first = np.arange(len(length) - words + 1)
         total = sum(length[first + i] for i in range(words))
         shortest = np.min([length[first + i] for i in range(words)], axis=0)
         same_run = run[first] == run[first + words - 1]
-        for j in first[same_run & (total == 4) & (shortest == 1)].tolist():
-            candidates.append((j, words))
-    if not candidates:
+        firsts_of.append(first[same_run & (total == 4) & (shortest == 1)])
+        counts.append(np.full(len(firsts_of[-1]), words))
+    first, words = np.concatenate(firsts_of), np.concatenate(counts)
+    if not len(first):
         return
-    where = begin[[j for j, _ in candidates]]
-    pieces = [[(begin[j + i], length[j + i]) for i in range(words)] for j, words in candidates]
-    strength, chosen = judge(text, where, pieces, table, options)
+    word = np.repeat(first, words) + np.arange(words.sum()) - np.repeat(np.cumsum(words) - words, words)
+    strength, chosen = judge(text, begin[first], (length[word], words), table, options)
     taken = np.zeros(len(length), dtype=bool)
     order = np.argsort(-strength, kind="stable")
     for c in order[chosen[order]].tolist():
-        j, words = candidates[c]
-        if not taken[j : j + words].any():
-            taken[j : j + words] = True
-            cut[after[j : j + words - 1]] = False
+        j, n = int(first[c]), int(words[c])
+        if not taken[j : j + n].any():
+            taken[j : j + n] = True
+            cut[after[j : j + n - 1]] = False
 
 
 def _units_by_share(text, where, pieces, table, options):
@@ -296,7 +298,7 @@ def _units_by_share(text, where, pieces, table, options):
 def _units_by_model(text, where, pieces, table, options):
     """log p(the four as one word) - the sum of log p of the decoder's pieces."""
     four, n = np.full(len(where), 4), len(where)
-    margin = table.logp_margin_at(text, where, [[length for _, length in parts] for parts in pieces])
+    margin = table.logp_margin_at(text, where, *pieces)
     singles = table.logp_at(text, np.concatenate([where + i for i in range(4)]), np.ones(4 * n, dtype=np.int64))
     common = singles.reshape(4, n).max(axis=0)  # the commonest single character among the four
     chosen = ((table.counts_at(text, where, four) >= options.join_min_count) & (margin >= options.units_logp)

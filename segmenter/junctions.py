@@ -16,6 +16,10 @@ from .text import HAN_SPAN_RE, make_windows, split_runs
 from .windows import OVERLAP, WINDOW, clamp_window
 
 
+EMPTY = np.zeros(0, dtype=np.int64)  # no positions, no junctions: one read-only array for every such plan
+EMPTY.setflags(write=False)
+
+
 class TextPlan:
     """What one text needs from the model: its runs, its model sequence, its Han junctions."""
 
@@ -25,17 +29,24 @@ class TextPlan:
         self.text = text
         self.runs = split_runs(text)
         # positions[q] = index in `text` of the q-th non-space character (the model's q-th input).
-        spans = [range(r.start, r.end) for r in self.runs if r.kind != "space"]
-        self.positions = np.fromiter((i for span in spans for i in span), dtype=np.int64)
+        spans = [(r.start, r.end) for r in self.runs if r.kind != "space"]
+        spaceless = len(spans) == len(self.runs)  # then every character is a model input: q = its index
+        if spaceless:
+            self.positions = np.arange(len(text), dtype=np.int64)
+        else:
+            self.positions = np.concatenate([np.arange(*span, dtype=np.int64) for span in spans] or [EMPTY])
         # A junction q (cut between model inputs q and q+1) between two Han characters needs
         # the model. A Han run may end in marks that belong to its last character (an accent,
         # a variation selector U+E0100…, a ZWJ): only the junctions between its leading Han
         # characters count, so that no word starts with a mark.
-        index_of = np.full(len(text) + 1, -1, dtype=np.int64)
-        index_of[self.positions] = np.arange(len(self.positions))
         han_ends = [(r.start, HAN_SPAN_RE.match(text, r.start).end()) for r in self.runs if r.kind == "han"]
-        junctions = [np.arange(index_of[start], index_of[end - 1]) for start, end in han_ends if end - start > 1]
-        self.junctions = np.concatenate(junctions) if junctions else np.zeros(0, dtype=np.int64)
+        if spaceless:
+            junctions = [np.arange(start, end - 1) for start, end in han_ends if end - start > 1]
+        else:
+            index_of = np.full(len(text) + 1, -1, dtype=np.int64)
+            index_of[self.positions] = np.arange(len(self.positions))
+            junctions = [np.arange(index_of[start], index_of[end - 1]) for start, end in han_ends if end - start > 1]
+        self.junctions = np.concatenate(junctions) if junctions else EMPTY
         self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
 
 
@@ -65,7 +76,13 @@ def read_junction_scores(
         plan.scores = np.zeros((len(reader.heads), len(plan.junctions)), dtype=np.float32)
         if not len(plan.junctions):
             continue
-        ids = reader.vocab.encode("".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space"))
+        spaceless = len(plan.positions) == len(plan.text)
+        ids = reader.vocab.encode(plan.text if spaceless else "".join(plan.text[r.start : r.end]
+                                                                      for r in plan.runs if r.kind != "space"))
+        if len(ids) <= window:  # one window keeps every junction (make_windows): most sentences
+            jobs.append((plan, 0, 0, len(plan.junctions)))
+            windows.append(ids)
+            continue
         for w in make_windows(len(ids), window, overlap):
             lo, hi = np.searchsorted(plan.junctions, [w.keep_start, w.keep_end])
             if hi > lo:

@@ -69,8 +69,18 @@ def _char_kind(char: str) -> str:
     return "punct" if category == "P" else "symbol" if category == "S" else "other"
 
 
+# Characters none of which is a mark, a joiner or anything else attached_end or an alpha run
+# would take past a match: Han, ASCII, Latin-1, CJK punctuation (less the tone marks U+302A-302F),
+# general punctuation (less the zero-width and bidi controls), full-width forms (less the
+# half-width sound marks U+FF9E-FF9F). A text of these alone is split by the run regex alone.
+_PLAIN_RE = re.compile(rf"[{HAN_CLASS}\x00-\xff\u2010-\u2027\u2030-\u205e\u3000-\u3029\u3030-\u303f\uff01-\uff9d]*")
+
+
 def split_runs(text: str) -> list[Run]:
     """Runs covering `text` exactly: `"".join(text[r.start:r.end] for r in runs) == text`."""
+    if _PLAIN_RE.fullmatch(text):  # most text: one regex pass, no run goes on past its match
+        return [Run(_char_kind(text[m.start()]) if m.lastgroup in ("char", "repeat", "flag") else m.lastgroup,
+                    m.start(), m.end()) for m in _RUN_RE.finditer(text)]
     runs: list[Run] = []
     position, length = 0, len(text)
     while position < length:

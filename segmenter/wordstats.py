@@ -103,7 +103,7 @@ def find_keys(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.nda
         # Sorted queries walk the table in order (searchsorted starts each search where the last
         # ended, and the cache holds that part of the table): ~3x faster for a batch's strings
         # against a million keys, the same slots.
-        order = np.argsort(queries, kind="stable")
+        order = np.argsort(queries)  # equal queries get equal slots: any order of ties serves
         slot = np.empty(len(queries), dtype=np.int64)
         slot[order] = np.searchsorted(keys, queries[order])
     else:
@@ -322,13 +322,17 @@ class WordTable:
                              "(build it with `segmenter ngrams --unigram-rounds N`)")
         return self._values_at(text, starts, lengths, "logp")
 
-    def logp_margin_at(self, text: str, starts: np.ndarray, pieces: list) -> np.ndarray:
+    def logp_margin_at(self, text: str, starts: np.ndarray, pieces, sizes=None) -> np.ndarray:
         """log p(w) - the sum of log p(piece) under the unigram model, for each string
         w = text[starts[i] : ...] cut into pieces[i] (the lengths of its pieces, in order): w is
-        e**margin times likelier as one word than as those pieces. Needs a unigram model."""
+        e**margin times likelier as one word than as those pieces. Needs a unigram model.
+        With `sizes` (pieces per string), pieces is every string's piece lengths, flat, in order."""
         starts = np.asarray(starts, dtype=np.int64)
-        sizes = np.array([len(p) for p in pieces], dtype=np.int64)
-        lengths = np.array([length for p in pieces for length in p], dtype=np.int64)
+        if sizes is None:
+            sizes = np.array([len(p) for p in pieces], dtype=np.int64)
+            lengths = np.array([length for p in pieces for length in p], dtype=np.int64)
+        else:
+            sizes, lengths = np.asarray(sizes, dtype=np.int64), np.asarray(pieces, dtype=np.int64)
         owner = np.repeat(np.arange(len(starts)), sizes)  # the string of each piece
         first = np.repeat(np.cumsum(sizes) - sizes, sizes)  # the index of its string's first piece
         before = np.cumsum(lengths) - lengths  # characters before each piece, all strings counted

@@ -143,14 +143,14 @@ def test_errors_are_the_ones_of_one_thread(serial, shared, monkeypatch):
             segmenter.segment_batch(texts[:5] + [b"bytes"] + texts)
         with pytest.raises(ValueError, match="batch_size"):
             segmenter.segment_batch(texts, batch_size=0)
-    original = Segmenter.assemble
+    original = Segmenter._assemble  # the assembly step of every batch call (assemble, tokenize_batch, segment_batch)
 
-    def failing(self, plans, granularity=None, *, dictionary=None):
+    def failing(self, plans, granularity=None, dictionary=None, words_only=False):
         if any(len(p.text) > 1_000 for p in plans):
             raise MemoryError("the chunk with the long text")
-        return original(self, plans, granularity, dictionary=dictionary)
+        return original(self, plans, granularity, dictionary, words_only)
 
-    monkeypatch.setattr(Segmenter, "assemble", failing)
+    monkeypatch.setattr(Segmenter, "_assemble", failing)
     with pytest.raises(MemoryError, match="the chunk with the long text"):
         shared.segment_batch(texts)
     monkeypatch.undo()
