@@ -13,8 +13,9 @@ Memory is the whole process tree's, sampled every --every seconds from /proc: th
 resident sets (RSS, which counts a page shared by the workers once per process: the model's
 mapped files, Python's libraries) and the sum of the proportional sets (PSS, which splits a shared
 page between its processes: what the run costs the machine). Speed is taken from the output file's
-growth between samples: characters per second in each tenth of the run, to show that it does not
-fall as the input grows.
+growth between samples: characters per second in each tenth of the output, to show that it does
+not fall as the input grows; and the largest PSS sum in each tenth of the run's time, to show that
+memory does not climb.
 """
 from __future__ import annotations
 
@@ -119,9 +120,12 @@ def run(path: Path, out: Path, chars: int, args) -> dict:
         if len(inside) >= 2 and inside[-1][1] > inside[0][1]:
             share = (inside[-1][1] - inside[0][1]) / total
             tenths.append(round(share * chars / (inside[-1][0] - inside[0][0])))
+    # The largest PSS sum in each tenth of the run's time: flat memory is the same figure in each.
+    pss_tenths = [round(max((s[3] for s in samples if k * seconds / 10 <= s[0] < (k + 1) * seconds / 10),
+                            default=0) / 1024) for k in range(10)]
     return {
         "seconds": round(seconds, 1), "chars_per_s": round(chars / seconds),
-        "tenths_chars_per_s": tenths,
+        "tenths_chars_per_s": tenths, "tenths_pss_mib": pss_tenths,
         "peak_rss_sum_mib": round(max((s[2] for s in samples), default=0) / 1024, 1),
         "peak_pss_sum_mib": round(max((s[3] for s in samples), default=0) / 1024, 1),
         "peak_rss_one_mib": round(max((s[4] for s in samples), default=0) / 1024, 1),
@@ -150,7 +154,8 @@ def main(argv=None) -> int:
                 row = run(path, out, chars, args)
                 print(f"{f'{size:g} MB {kind}':>16} {chars:>12,} {row['seconds']:>8} {row['chars_per_s']:>8,}"
                       f" {row['peak_rss_sum_mib']:>8} {row['peak_pss_sum_mib']:>8} {row['peak_rss_one_mib']:>8}"
-                      f" {str(row['lossless']):>8}  {' '.join(f'{v:,}' for v in row['tenths_chars_per_s'])}", flush=True)
+                      f" {str(row['lossless']):>8}  {' '.join(f'{v:,}' for v in row['tenths_chars_per_s'])}"
+                      f"  | PSS MiB by tenth of the time: {' '.join(map(str, row['tenths_pss_mib']))}", flush=True)
                 path.unlink()
                 out.unlink()
     return 0
