@@ -282,7 +282,7 @@ class Segmenter:
         dictionary = self.user_dictionary.snapshot()
         size = batch_size or self.batch_size
 
-        def chunk_tokens(chunk: list[int]) -> list[list[Token]]:
+        def chunk_tokens(chunk: list[int]) -> list[list[Token]] | list[list[str]]:
             plans = _score_texts(self.reader, [texts[i] for i in chunk], self.window, self.overlap, size, False)
             return self._assemble(plans, level, dictionary, words_only)
 

@@ -182,8 +182,9 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
         if not len(cut):
             continue
         at.append(plan.positions[plan.junctions] + text_offset)  # the character before each junction
-        starts += [text_offset + r.start for r in plan.runs if r.kind == "han" and r.end - r.start > 1]
-        ends += [text_offset + r.end for r in plan.runs if r.kind == "han" and r.end - r.start > 1]
+        for run in plan.runs:
+            if run.kind == "han" and run.end - run.start > 1:
+                starts.append(text_offset + run.start), ends.append(text_offset + run.end)
         texts.append(plan.text)
         text_offset += len(plan.text) + 1  # the texts are joined by "\n" below
     if not starts:

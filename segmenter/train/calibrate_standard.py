@@ -79,9 +79,8 @@ def calibrate_standard(segmenter, gold: list[list[str]], min_gain: float = 0.002
 
     def words_of(standard: Standard, dictionary=None) -> list[list[str]]:
         level = Level.at("default", segmenter.profile, decoding, standard)
-        tokens = assemble(plans, segmenter.profile, level, word_table=segmenter.word_table,
-                          conventions=segmenter.conventions, dictionary=dictionary)
-        return [[t.word for t in ts] for ts in tokens]
+        return assemble(plans, segmenter.profile, level, word_table=segmenter.word_table,
+                        conventions=segmenter.conventions, dictionary=dictionary, words_only=True)
 
     def f1(standard: Standard) -> float:  # the standard alone: the model's user words are not the user's standard
         key = (standard.profile_level, standard.rules)

@@ -26,9 +26,9 @@ from itertools import accumulate
 MAX_JOIN = 8  # characters: longer gold words are names of things that rarely recur whole
 
 
-def word_ends(words: list[str], offset: int = 0) -> set[int]:
-    """Offsets (from `offset`) of every word edge of a sentence, its start and end included."""
-    return {offset, *(offset + end for end in accumulate(map(len, words)))}
+def word_edges(words: list[str], offset: int = 0) -> list[int]:
+    """Offsets (from `offset`) of every word edge of a sentence, in order, its start and end included."""
+    return [offset, *(offset + end for end in accumulate(map(len, words)))]
 
 
 def learn_corrections(gold: list[list[str]], predicted: list[list[str]], min_count: int = 1,
@@ -43,19 +43,18 @@ def learn_corrections(gold: list[list[str]], predicted: list[list[str]], min_cou
     # All sentences in one string (a newline between two: no word crosses it), and their edges.
     starts = [0, *accumulate(len(t) + 1 for t in texts)][:-1]
     joined = "\n".join(texts)
-    gold_ends, predicted_ends = set(), set()
-    for words, mine, start in zip(gold, predicted, starts):
-        gold_ends |= word_ends(words, start)
-        predicted_ends |= word_ends(mine, start)
+    gold_edges = [word_edges(words, start) for words, start in zip(gold, starts)]
+    predicted_edges = [word_edges(words, start) for words, start in zip(predicted, starts)]
+    gold_ends = {b for edges in gold_edges for b in edges}
+    predicted_ends = {b for edges in predicted_edges for b in edges}
 
     proposals: dict[str, tuple[str, ...]] = {}
-    for words, start in zip(gold, starts):
-        for begin, end in zip(sorted(word_ends(words, start)), sorted(word_ends(words, start))[1:]):
+    for edges in gold_edges:
+        for begin, end in zip(edges, edges[1:]):
             inside = any(b in predicted_ends for b in range(begin + 1, end))
             if 2 <= end - begin <= MAX_JOIN and inside:  # a gold word the segmenter cut
                 proposals.setdefault(joined[begin:end], (joined[begin:end],))
-    for mine, start in zip(predicted, starts):
-        edges = sorted(word_ends(mine, start))
+    for edges in predicted_edges:
         for begin, end in zip(edges, edges[1:]):
             cuts = [b for b in range(begin + 1, end) if b in gold_ends]
             if cuts and begin in gold_ends and end in gold_ends:  # gold writes it as whole words
