@@ -24,7 +24,8 @@ python ../stages.py \
   "+ word table and unigram model of all the raw text (51.5 M characters, was 6.9 M), decoder re-weighted for it (no conventions: segmenter:plain)=history/word_table.json:segmenter:plain" \
   "+ conventions, PKU's (the previous default)=history/word_table.json:segmenter:default" \
   "the general standard: names whole, every suffix, 2+1 pairs by the unigram model (the previous default)=history/standards.json:segmenter:default" \
-  "+ long words the raw text never breaks joined (中华人民共和国); rules as one table, run over a batch (the embedded default)=test.json:segmenter:default" \
+  "+ long words the raw text never breaks joined (中华人民共和国); rules as one table, run over a batch (the previous default)=history/long_words.json:segmenter:default" \
+  "feed-forward layers shrunk to 384 of 768 neurons, trained on its own scores (the embedded default)=test.json:segmenter:default" \
   "the shipped fast student (2 x 64, distilled from the default on 16 M raw characters, refined)=test.json:segmenter:fast" \
   "the embedded model, standard pku=test.json:segmenter:pku" \
   "the embedded model, standard msr=test.json:segmenter:msr" \

@@ -30,7 +30,7 @@ DEV = ("pku_dev", "msr_dev", "ud_gsdsimp_dev", "weibo_dev", "novel_dev", "derm_d
 
 def recipe(seg: Segmenter) -> str:
     extra = seg.profile.extra
-    steps = [extra[key]["command"] for key in ("distill", "refine") if key in extra and "command" in extra[key]]
+    steps = [extra[key]["command"] for key in ("distill", "refine", "shrink") if key in extra and "command" in extra[key]]
     return "; then ".join(f"`{step}`" for step in steps) or "shipped"
 
 
@@ -73,7 +73,7 @@ def main() -> None:
         "a file is shorter), the general standard, word decoding and conventions on. chars/s: `segment_batch` on one "
         f"thread over {chars:,} characters of pku_dev and weibo_dev, median of {args.repeats} alternating runs "
         "(jieba: `jieba.lcut` a line at a time, HMM on); a shared 2-core machine. Δ: against the first row.", "",
-        "| model | layers × hidden | " + " | ".join(DEV) + " | mean | largest loss | chars/s | × jieba | × first |",
+        "| model | layers × hidden, FFN, graph | " + " | ".join(DEV) + " | mean | largest loss | chars/s | × jieba | × first |",
         "|---|--:|" + "--:|" * (len(DEV) + 5),
     ]
     for name, seg in segs.items():
@@ -93,8 +93,11 @@ def main() -> None:
 def _shape(folder: Path) -> str:
     import json
 
+    from segmenter.train.derived import onnx_kind
+
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    return f"{config['num_hidden_layers']} × {config['hidden_size']}"
+    return (f"{config['num_hidden_layers']} × {config['hidden_size']}, {config['intermediate_size']}, "
+            f"{onnx_kind(folder) or 'numpy'}")
 
 
 if __name__ == "__main__":

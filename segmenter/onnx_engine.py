@@ -8,16 +8,23 @@ graph and written in its metadata; a profile that reads other heads needs a new 
 `OnnxReader` (onnxruntime, a required dependency) runs the graph and turns the logits into
 boundary scores exactly as the numpy engine does (engine.scores_from_logits).
 
-Measured on the embedded model end to end (benchmarks/results/runtimes.md: 1,500 PKU dev
-sentences, 1 thread, word decoding and conventions included): fp32 is ~1.7x the numpy engine
-with the same words; int8 (dynamic quantisation) ~2x, but it moves scores by up to ~0.4 and
-segments 33 of the 1,500 sentences differently (F1 0.858 against 0.859), so it is opt-in
-(`--int8`). (With the 6-layer model of v0.1 it moved scores by ~5 and lost 0.013 F1.)
+Float weights give the numpy engine's scores (to ~1e-5) and words, whatever windows share a
+batch. int8 weights (`export_onnx(int8=True)`, `segmenter export-onnx --int8`: dynamic
+quantisation, one scale per output channel; the metadata says so, and `refine` exports a
+refined copy the same way) move scores by up to ~0.4 and, worse, quantise each batch's
+activations with one scale for the whole batch: a window's scores then depend on the windows
+batched with it, so the words change with the batch size and the number of threads
+(tests/test_cores_default.py caught it). No shipped model uses them. On this machine's CPU
+(AVX-512 VNNI) they made the whole pipeline of the previous, 768-wide default 1.35x faster and
+of a 256-wide one 1.13x (benchmarks/results/students_dev.md; runtimes.md: the shipped default),
+F1 within 0.0006 on six dev files; issue 25 saw a CPU without VNNI run int8 no faster. (With the 6-layer model of v0.1,
+int8 moved scores by ~5 and lost 0.013 F1.)
 """
 from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 from pathlib import Path
 
@@ -34,6 +41,7 @@ from .vocab import CharVocab
 ONNX_FILE = "model.onnx"
 HEADS_KEY = "segmenter_heads"
 WEIGHTS_KEY = "segmenter_weights_sha256"  # of the folder's model.safetensors: a stale export is not used
+INT8_KEY = "segmenter_int8"  # present when the export quantised its weights (export_onnx(int8=True))
 
 
 def weights_fingerprint(folder: Path) -> str:
@@ -41,6 +49,16 @@ def weights_fingerprint(folder: Path) -> str:
     import hashlib
 
     return hashlib.sha256((Path(folder) / "model.safetensors").read_bytes()).hexdigest()
+
+
+def exported_int8(path: Path) -> bool:
+    """Whether the graph at `path` was exported with int8 weights (a refined copy exports the same kind)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return INT8_KEY in session.get_modelmeta().custom_metadata_map
 
 
 def onnx_available(folder: Path) -> bool:
@@ -103,7 +121,15 @@ def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
             quantized = path.with_name(f".{path.name}.int8")
-            quantize_dynamic(str(exported), str(quantized), weight_type=QuantType.QInt8)
+            # One scale per output channel: on the embedded default it moves F1 on the six dev
+            # files by -0.0006 at most, where one scale per matrix moved it by -0.0010.
+            root = logging.getLogger()  # the quantiser logs a pre-processing hint there on every call
+            level = root.level
+            root.setLevel(logging.ERROR)
+            try:
+                quantize_dynamic(str(exported), str(quantized), weight_type=QuantType.QInt8, per_channel=True)
+            finally:
+                root.setLevel(level)
             os.replace(quantized, exported)
         graph = onnx.load(str(exported))
     finally:
@@ -112,6 +138,9 @@ def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
         store_float16(graph)
     entry = graph.metadata_props.add()
     entry.key, entry.value = HEADS_KEY, json.dumps([list(h) for h in reader.heads])
+    if int8:
+        entry = graph.metadata_props.add()
+        entry.key, entry.value = INT8_KEY, "dynamic, per channel"
     if (segmenter.folder / "model.safetensors").is_file():
         entry = graph.metadata_props.add()
         entry.key, entry.value = WEIGHTS_KEY, weights_fingerprint(segmenter.folder)

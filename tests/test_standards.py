@@ -146,8 +146,9 @@ def test_calibrated_folder_carries_the_learned_words_and_no_words_leaves_them_ou
     from segmenter.api import Segmenter
     from segmenter.cli import main
 
-    names = ["韩立", "厉飞雨", "墨大夫"]  # names the model does not know, written whole by the user
-    sentences = [[name, "看", "了", "一", "眼", "。"] for name in names] * 8
+    # Names written whole by the user that the model cuts here (厉|飞雨, 墨|大夫), and 一|眼 cut
+    # where the model keeps it whole: the sentences teach joins and a split.
+    sentences = [["厉飞雨", "和", "韩立", "看", "了", "墨大夫", "一", "眼", "。"], ["韩立", "看", "了", "一", "眼", "。"]] * 12
     gold = tmp_path / "mine.txt"
     gold.write_text("\n".join(" ".join(words) for words in sentences) + "\n", encoding="utf-8")
     assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "mine"), "-q"]) == 0

@@ -1,10 +1,14 @@
 """Distil a small, fast student from a segmenter model, on raw text labelled by that model.
 
-Example (how segmenter/models/default was made from segmenter/models/accurate; its MODEL_CARD.md has the exact command):
+Example (how the 2 x 192 student behind segmenter/models/default was made from segmenter/models/accurate;
+its MODEL_CARD.md has the exact commands):
   RAW="../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt"
   segmenter distill --raw $RAW --out runs/distill --chars 12000000 --label-only    # teacher labels
   segmenter distill --raw $RAW --out runs/distill --chars 12000000 --no-label \
       --layers 2 --hidden 192 --epochs 3 --gold ../shared/corpora/gold/pku_dev.txt
+
+Or shrink the teacher itself (how the embedded default was made from the one before it):
+  segmenter distill -m default --raw $RAW --out runs/distill --chars 16000000 --ffn 384 --lr 1e-3
 
 The teacher's scores are cached in OUT/labels per chunk of 500 lines: the same command again
 skips finished chunks. --label-only labels and stops (run it in the background); --no-label
@@ -23,6 +27,9 @@ NUMERIC = {
     "chars": (int, "raw characters to label (default: 2000000)"),
     "layers": (int, "student layers; the boundary head is head 0 of the last (default: 2)"),
     "hidden": (int, "student hidden size (default: 128)"),
+    "ffn": (int, "shrink the teacher instead of training a fresh student: keep this many neurons of each "
+                 "feed-forward layer, then learn the teacher's scores (its folder's profile and word table "
+                 "carry over)"),
     "head_size": (int, "size of one attention head; heads = hidden / head_size (default: 32)"),
     "window": (int, "characters per student window (default: 126)"),
     "overlap": (int, "window overlap in training (default: 32)"),
@@ -52,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-label", action="store_true", help="train on the label chunks already in OUT/labels")
     parser.add_argument("--no-pca-init", action="store_true",
                         help="random word embeddings (default: PCA of the teacher's)")
+    parser.add_argument("--int8", action="store_true",
+                        help="with --ffn: export model.onnx with int8 weights (faster on CPUs with VNNI; words then "
+                             "depend on batching: segmenter export-onnx --help)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     for name, (kind, text) in NUMERIC.items():
@@ -75,8 +85,11 @@ def run(args: argparse.Namespace) -> int:
     known = {f.name for f in fields(DistillConfig)}
     config = DistillConfig(
         teacher=teacher, raw=args.raw, out=args.out, name=args.name, dev=args.dev, label_only=args.label_only,
-        pca_init=not args.no_pca_init, **{k: v for k, v in given.items() if k in known},
+        pca_init=not args.no_pca_init, int8=args.int8, **{k: v for k, v in given.items() if k in known},
     )
+    if args.int8 and config.ffn is None:
+        raise CLIError("--int8 goes with --ffn (a fresh student folder has no model.onnx: "
+                       "segmenter export-onnx --int8)")
     if not 2 <= config.overlap < config.window:
         raise CLIError(f"--overlap must be in [2, --window) = [2, {config.window}), got {config.overlap}")
     out = distill(config, label=not args.no_label)

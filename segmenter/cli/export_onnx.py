@@ -11,7 +11,9 @@ from . import CLIError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None, help="model folder (default: the embedded model)")
     parser.add_argument("-o", "--output", default=None, help="file to write (default: MODEL/model.onnx)")
-    parser.add_argument("--int8", action="store_true", help="int8 weights (dynamic quantisation): faster, scores move")
+    parser.add_argument("--int8", action="store_true",
+                        help="int8 weights (dynamic quantisation): faster on CPUs with VNNI, but scores move and "
+                             "depend on which windows share a batch (words change with threads and batch size)")
     parser.add_argument("-q", "--quiet", action="store_true")
 
 

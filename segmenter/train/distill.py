@@ -34,6 +34,7 @@ from ..junctions import TextPlan
 from ..profile import HeadProfile
 from .model_card import write_card as save_card
 from .selftrain import CHUNK, label_chunks, sample_lines, save_half
+from .student import soft_targets
 
 logger = logging.getLogger(__name__)
 TEACHER_WINDOW, TEACHER_OVERLAP = 254, 64  # the teacher reads the way the runtime does
@@ -53,6 +54,8 @@ class DistillConfig:
     name: str = "student"  # sub-folder of OUT for the student model
     layers: int = 2
     hidden: int = 128
+    ffn: int | None = None  # set: shrink the teacher's feed-forward layers to this width instead (shrink.py)
+    int8: bool = False  # with ffn: export model.onnx with int8 weights (onnx_engine: scores then depend on the batch)
     head_size: int = 32  # attention heads = hidden / head_size
     window: int = 126  # characters per student window; max_position_embeddings = window + 2
     overlap: int = 32
@@ -116,19 +119,6 @@ def finished_labels(texts: list[str], folder: Path, profile: HeadProfile,
             plans.append(p)
             chars += len(p.text)
     return plans
-
-
-def soft_targets(plans: list[TextPlan], threshold: float, temperature: float, hard: float) -> list[np.ndarray]:
-    """Per text, one target per model junction (len(positions) - 1): at Han-Han junctions
-    (1 - hard) * sigmoid((s - threshold) / T) + hard * [s > threshold], NaN elsewhere (the
-    runtime never reads those junctions, so the student is not asked about them)."""
-    targets = []
-    for plan in plans:
-        t = np.full(max(len(plan.positions) - 1, 0), np.nan, dtype=np.float32)
-        z = (plan.scores - threshold) / temperature
-        t[plan.junctions] = (1 - hard) / (1 + np.exp(-z)) + hard * (z > 0)
-        targets.append(t)
-    return targets
 
 
 def make_student(config: DistillConfig, vocab, teacher_folder: Path):
@@ -303,6 +293,13 @@ def distill(config: DistillConfig, label: bool = True) -> Path | None:
     if not plans:
         raise ValueError(f"no teacher labels in {folder}: label first (run without --no-label)")
     logger.info("training on %d labelled lines (%d chars)", len(plans), sum(len(p.text) for p in plans))
+    if config.ffn is not None:  # the teacher itself, shrunk: its folder's card and profile carry over
+        from .shrink import train_shrunk
+
+        out, stats = train_shrunk(config, plans, read_profile(teacher_folder))
+        dev = evaluate(out, config.dev, config.dev_sentences) if config.dev else {}
+        (out / "distill_metrics.json").write_text(json.dumps({"training": stats, "dev": dev}, indent=2) + "\n")
+        return out
     out, stats = train_student(config, plans, read_profile(teacher_folder))
     dev = evaluate(out, config.dev, config.dev_sentences) if config.dev else {}
     teacher_dev = cached_evaluate(teacher_folder, config, Path(config.out) / "teacher_dev.json") if config.dev else None

@@ -17,10 +17,8 @@ text it is `segmenter adapt` plus this.
 """
 from __future__ import annotations
 
-import json
 import logging
 import shlex
-import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -28,12 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import staged_folder
-from ..integrity import write_manifest
 from ..model import read_profile, resolve_model_folder
-from ..onnx_engine import ONNX_FILE
-from ..profile import PROFILE_FILE
-from .model_card import append_card_section
+from .derived import earlier_rounds, onnx_kind, write_derived_folder
 
 logger = logging.getLogger(__name__)
 
@@ -114,42 +108,13 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
                                 config.epochs, config.lr, config.batch_size, config.seed)
     record = {**{k: v for k, v in asdict(config).items() if k != "out"},
               "label_chars": sum(map(len, texts)), "pipeline_changed": round(changed, 4), "training": stats}
-    _write_folder(folder, out, model, record, had_onnx=(folder / ONNX_FILE).is_file())
+    record["round"] = earlier_rounds(folder, "refine") + 1  # a refined model refined again keeps every round's record
+    again = "" if record["round"] == 1 else f"again (round {record['round']}) "
+    write_derived_folder(folder, out, model, "refine", record,
+                         f"refined {again}on its own pipeline's words ({record['label_chars']:,} raw characters)",
+                         card_note(record), onnx=onnx_kind(folder))
     record["minutes"] = (time.monotonic() - started) / 60
     return record
-
-
-def _write_folder(source: Path, out: Path, model, record: dict, had_onnx: bool) -> None:
-    """The source folder's files with the new weights (float16), the profile's record, a card
-    note, and model.onnx exported again when the source had one (else engine="auto" would find
-    none and run numpy, which is correct too, only slower)."""
-    from ..api import Segmenter
-    from .selftrain import save_half
-
-    with staged_folder(source, out, skip=(ONNX_FILE,)) as building:
-        scratch = building / ".fp32"
-        model.save_pretrained(scratch, safe_serialization=True)
-        save_half(scratch / "model.safetensors", building / "model.safetensors")
-        (building / "model.safetensors").chmod(0o644)  # readable like the rest of the folder
-        shutil.rmtree(scratch)
-        profile_path = building / PROFILE_FILE
-        data = json.loads(profile_path.read_text(encoding="utf-8"))
-        extra = data.setdefault("extra", {})
-        earlier = extra.get("refine_earlier", []) + ([extra["refine"]] if "refine" in extra else [])
-        record["round"] = len(earlier) + 1  # a refined model refined again keeps every round's record
-        again = "" if record["round"] == 1 else f"again (round {record['round']}) "
-        data["source"] = (f"{data.get('source', '')}; refined {again}on its own pipeline's words "
-                          f"({record['label_chars']:,} raw characters)")
-        if earlier:
-            extra["refine_earlier"] = earlier
-        extra["refine"] = record
-        profile_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        append_card_section(building, card_note(record))
-        if had_onnx:
-            from ..onnx_engine import export_onnx
-
-            export_onnx(Segmenter(building, engine="torch"), building / ONNX_FILE)
-        write_manifest(building)  # checksums.json, checked on load (integrity.py)
 
 
 def card_note(record: dict) -> str:

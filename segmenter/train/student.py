@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from ..attention import AttentionReader
+from ..junctions import TextPlan
 from ..reader import progress_enabled
 from ..scores import boundary_scores
 from ..text import make_windows
@@ -48,6 +49,19 @@ def make_examples(vocab: CharVocab, texts: list[str], positions: list[np.ndarray
             if not np.isnan(t).all():
                 examples.append(Example(ids[w.start : w.end], t))
     return examples
+
+
+def soft_targets(plans: list[TextPlan], threshold: float, temperature: float, hard: float) -> list[np.ndarray]:
+    """Per text, one target per model junction (len(positions) - 1): at Han-Han junctions
+    (1 - hard) * sigmoid((s - threshold) / T) + hard * [s > threshold], NaN elsewhere (the
+    runtime never reads those junctions, so the student is not asked about them)."""
+    targets = []
+    for plan in plans:
+        t = np.full(max(len(plan.positions) - 1, 0), np.nan, dtype=np.float32)
+        z = (plan.scores - threshold) / temperature
+        t[plan.junctions] = (1 - hard) / (1 + np.exp(-z)) + hard * (z > 0)
+        targets.append(t)
+    return targets
 
 
 def batches(examples: list[Example], batch_size: int, rng: random.Random) -> list[list[Example]]:

@@ -1,0 +1,68 @@
+"""A model folder made from another one by new weights: `segmenter refine` and `distill --ffn`.
+
+The source folder's files are copied (its head profile with the runtime entry, word table,
+vocabulary, card), the new weights replace its own (float16), the profile records how they
+were made, the card gets a section, and model.onnx is exported again in the source's kind
+(float or int8 weights) when the source had one: else engine="auto" would find none and run
+numpy, which is correct too, only slower.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from ..files import staged_folder
+from ..integrity import write_manifest
+from ..onnx_engine import ONNX_FILE, exported_int8
+from ..profile import PROFILE_FILE
+from .model_card import append_card_section
+
+
+def onnx_kind(folder: Path) -> str | None:
+    """How folder/model.onnx stores its weights: "int8", "float", or None when there is none."""
+    path = Path(folder) / ONNX_FILE
+    if not path.is_file():
+        return None
+    return "int8" if exported_int8(path) else "float"
+
+
+def write_derived_folder(source: Path, out: Path, model, key: str, record: dict, describe: str, card_section: str,
+                         onnx: str | None) -> None:
+    """Write `out`: source's files, `model`'s weights (float16) and config, profile.extra[key] =
+    record (an earlier record under the same key moves to f"{key}_earlier"), `describe` appended
+    to the profile's source, `card_section` to the card; model.onnx exported as `onnx` says
+    ("float", "int8" or None: none)."""
+    from ..api import Segmenter
+    from .selftrain import save_half
+
+    with staged_folder(source, out, skip=(ONNX_FILE,)) as building:
+        scratch = building / ".fp32"
+        model.save_pretrained(scratch, safe_serialization=True)
+        save_half(scratch / "model.safetensors", building / "model.safetensors")
+        shutil.copy(scratch / "config.json", building / "config.json")  # distill --ffn changes its sizes
+        for name in ("model.safetensors", "config.json"):
+            (building / name).chmod(0o644)  # readable like the rest of the folder
+        shutil.rmtree(scratch)
+        profile_path = building / PROFILE_FILE
+        data = json.loads(profile_path.read_text(encoding="utf-8"))
+        extra = data.setdefault("extra", {})
+        earlier = extra.get(f"{key}_earlier", []) + ([extra[key]] if key in extra else [])
+        if earlier:
+            extra[f"{key}_earlier"] = earlier
+        extra[key] = record
+        data["source"] = f"{data.get('source', '')}; {describe}"
+        profile_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        append_card_section(building, card_section)
+        if onnx is not None:
+            from ..onnx_engine import export_onnx
+
+            export_onnx(Segmenter(building, engine="torch"), building / ONNX_FILE, int8=onnx == "int8")
+        write_manifest(building)  # checksums.json, checked on load (integrity.py)
+
+
+def earlier_rounds(source: Path, key: str) -> int:
+    """How many records under `key` the source's profile holds (a refined model refined again)."""
+    data = json.loads((Path(source) / PROFILE_FILE).read_text(encoding="utf-8"))
+    extra = data.get("extra", {})
+    return len(extra.get(f"{key}_earlier", [])) + (key in extra)
