@@ -77,7 +77,9 @@ def test_d_ctrl_c_with_workers_stops_at_once(tmp_path):
     source.write_text("中华人民共和国成立了，我们都是中国人民。经济建设取得新的成就。\n" * 40_000, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     process = subprocess.Popen([sys.executable, "-m", "segmenter", "--workers", "2", str(source),
-                                "-o", str(tmp_path / "out.txt")], stderr=subprocess.PIPE, env=env)
+                                "-o", str(tmp_path / "out.txt")], stderr=subprocess.PIPE, env=env,
+                               # SIGINT as a terminal sends it, even where this run ignores it (a job started with &)
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and process.poll() is None:  # until words are written

@@ -334,7 +334,9 @@ def test_ctrl_c_leaves_the_old_output_untouched(tiny_model_dir, tmp_path):
     big.write_text("我们都是中国人民的好朋友。\n" * 100_000, encoding="utf-8")
     out = tmp_path / "out.txt"
     out.write_text("old\n", encoding="utf-8")
-    process = subprocess.Popen(cli_command(tiny_model_dir, "-o", out, big), stderr=subprocess.PIPE)
+    # SIGINT as a terminal sends it, even when this run's shell ignores it (a job started with &)
+    process = subprocess.Popen(cli_command(tiny_model_dir, "-o", out, big), stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not leftovers(tmp_path) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)  # the temporary output appears once the model is loaded
