@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..files import staged_folder
 from ..integrity import write_manifest
-from ..onnx_engine import ONNX_FILE, exported_int8
+from ..onnx_engine import ONNX_FILE, export_onnx, exported_int8
 from ..profile import PROFILE_FILE
 from .model_card import append_card_section
 
@@ -55,14 +55,6 @@ def write_derived_folder(source: Path, out: Path, model, key: str, record: dict,
         profile_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         append_card_section(building, card_section)
         if onnx is not None:
-            from ..onnx_engine import export_onnx
-
             export_onnx(Segmenter(building, engine="torch"), building / ONNX_FILE, int8=onnx == "int8")
         write_manifest(building)  # checksums.json, checked on load (integrity.py)
 
-
-def earlier_rounds(source: Path, key: str) -> int:
-    """How many records under `key` the source's profile holds (a refined model refined again)."""
-    data = json.loads((Path(source) / PROFILE_FILE).read_text(encoding="utf-8"))
-    extra = data.get("extra", {})
-    return len(extra.get(f"{key}_earlier", [])) + (key in extra)

@@ -289,22 +289,23 @@ def distill(config: DistillConfig, label: bool = True) -> Path | None:
                          Path(config.out) / "labels")
     if config.label_only:
         return None
-    plans = finished_labels(texts, folder, read_profile(teacher_folder), config.max_label_chars)
+    teacher_profile = read_profile(teacher_folder)
+    plans = finished_labels(texts, folder, teacher_profile, config.max_label_chars)
     if not plans:
         raise ValueError(f"no teacher labels in {folder}: label first (run without --no-label)")
     logger.info("training on %d labelled lines (%d chars)", len(plans), sum(len(p.text) for p in plans))
     if config.ffn is not None:  # the teacher itself, shrunk: its folder's card and profile carry over
         from .shrink import train_shrunk
 
-        out, stats = train_shrunk(config, plans, read_profile(teacher_folder))
-        dev = evaluate(out, config.dev, config.dev_sentences) if config.dev else {}
-        (out / "distill_metrics.json").write_text(json.dumps({"training": stats, "dev": dev}, indent=2) + "\n")
-        return out
-    out, stats = train_student(config, plans, read_profile(teacher_folder))
-    dev = evaluate(out, config.dev, config.dev_sentences) if config.dev else {}
-    teacher_dev = cached_evaluate(teacher_folder, config, Path(config.out) / "teacher_dev.json") if config.dev else None
-    stats["wall_minutes"] = (time.monotonic() - started) / 60
-    write_card(out, config, stats, dev, teacher_dev)
-    (out / "distill_metrics.json").write_text(json.dumps({"training": stats, "dev": dev, "teacher_dev": teacher_dev,
-                                                          "weight_mb": weight_mb(out)}, indent=2) + "\n")
+        out, stats = train_shrunk(config, plans, teacher_profile)
+    else:
+        out, stats = train_student(config, plans, teacher_profile)
+    metrics = {"training": stats, "dev": evaluate(out, config.dev, config.dev_sentences) if config.dev else {}}
+    if config.ffn is None:  # a fresh student's card compares it with its teacher
+        metrics["teacher_dev"] = (cached_evaluate(teacher_folder, config, Path(config.out) / "teacher_dev.json")
+                                  if config.dev else None)
+        stats["wall_minutes"] = (time.monotonic() - started) / 60
+        write_card(out, config, stats, metrics["dev"], metrics["teacher_dev"])
+        metrics["weight_mb"] = weight_mb(out)
+    (out / "distill_metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     return out

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..model import read_profile, resolve_model_folder
-from .derived import earlier_rounds, onnx_kind, write_derived_folder
+from .derived import onnx_kind, write_derived_folder
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +108,8 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
                                 config.epochs, config.lr, config.batch_size, config.seed)
     record = {**{k: v for k, v in asdict(config).items() if k != "out"},
               "label_chars": sum(map(len, texts)), "pipeline_changed": round(changed, 4), "training": stats}
-    record["round"] = earlier_rounds(folder, "refine") + 1  # a refined model refined again keeps every round's record
+    # a refined model refined again keeps every round's record (write_derived_folder)
+    record["round"] = len(profile.extra.get("refine_earlier", [])) + ("refine" in profile.extra) + 1
     again = "" if record["round"] == 1 else f"again (round {record['round']}) "
     write_derived_folder(folder, out, model, "refine", record,
                          f"refined {again}on its own pipeline's words ({record['label_chars']:,} raw characters)",
