@@ -27,6 +27,7 @@ from .dictionary import UserDictionary
 from .junctions import TextPlan, score_texts as _score_texts
 from .levels import Level, Standard, standard_named
 from .model import SHIPPED_MODELS, ModelLoadError, load_reader, read_profile, resolve_model_folder
+from .processes import SegmenterProcesses
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
 from .text import HAN_SPAN_RE
@@ -120,6 +121,10 @@ class Segmenter:
     conventions: the character lists behind the standard's rules of numbers, counts, names,
     suffixes and function words, which no head can learn (conventions.py); None: no rules, the
     heads and the word table alone. README "Granularity and standards" has the standards.
+    processes: on the CPU with more than one core, a batch of 8 k characters or more is shared
+    with cores - 1 helper processes (spawned on first use, ~1 s in the background while this
+    one works; processes.py), the rest of the time by threads; False: threads only (a server
+    that must not start processes). The words are the same either way.
 
     Threads: one Segmenter may be shared by threads (a web server's). add_word, del_word,
     suggest_freq(tune=True) and load_userdict are atomic for the threads that segment: each
@@ -144,8 +149,11 @@ class Segmenter:
         engine: str = "auto",
         decode: str | None = None,
         conventions: Conventions | None = DEFAULT_CONVENTIONS,
+        processes: bool = True,
     ):
         check_positive_int(batch_size, "batch_size")
+        if not isinstance(processes, bool):
+            raise TypeError(f"processes must be True (helper processes for large batches) or False, got {processes!r}")
         check_positive_int(num_threads, "num_threads", allow_none=True)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
@@ -188,6 +196,9 @@ class Segmenter:
         self.window, self.overlap = clamp_window(window, overlap, self.reader.max_positions)
         self.user_dictionary = UserDictionary()
         self.user_dictionary.load_folder(self.folder)  # what save_pretrained wrote, if anything
+        self._folder_table = self.word_table  # what helper processes load too (processes.py)
+        # Helper processes, started by the first large batch on several cores (processes.py).
+        self.processes, self._helpers = processes, SegmenterProcesses()
 
     @classmethod
     def from_pretrained(cls, name_or_path: str | os.PathLike | None = None, **kwargs) -> "Segmenter":
@@ -270,14 +281,22 @@ class Segmenter:
         check_positive_int(batch_size, "batch_size", allow_none=True)
         level = self.granularity if granularity is None else granularity
         from .cores import in_worker_thread, text_chunks
+        from .processes import CHUNK_CHARS as PROCESS_CHUNK_CHARS
 
         workers = getattr(self.reader, "workers", None)  # onnx_engine.OnnxReader on more than one core
-        chunks = text_chunks([len(t) for t in texts], workers.count) if workers and not in_worker_thread() else []
+        lengths = [len(t) for t in texts]
+        chunks, helpers = [], 0
+        if workers and not in_worker_thread():
+            # Helper processes for a large batch (processes.py), threads otherwise (cores.py); none
+            # for a word table replaced in place: the helpers would read the folder's.
+            own_table = self.word_table is self._folder_table
+            helpers = self._helpers.helpers_for(workers.count, sum(lengths)) if self.processes and own_table else 0
+            chunks = text_chunks(lengths, workers.count, PROCESS_CHUNK_CHARS if helpers else None)
         if len(chunks) < 2:  # one core, or a batch too small to share: all in this thread
             return self._assemble(self.score_texts(texts, batch_size, show_progress), level, None, words_only)
-        # The cores share the batch (cores.py): chunks of texts scored and assembled at once by
-        # the reader's threads, with one snapshot of the user dictionary; the words are those of
-        # one thread, in input order.
+        # The cores share the batch: chunks of texts scored and assembled at once by helper
+        # processes or the reader's threads, with one snapshot of the user dictionary; the words
+        # are those of one thread, in input order.
         self.level(level)  # a bad granularity fails here, as on one thread, before any work
         dictionary = self.user_dictionary.snapshot()
         size = batch_size or self.batch_size
@@ -286,6 +305,10 @@ class Segmenter:
             plans = _score_texts(self.reader, [texts[i] for i in chunk], self.window, self.overlap, size, False)
             return self._assemble(plans, level, dictionary, words_only)
 
+        if helpers:
+            found_in_chunks = self._helpers.map(self, helpers, chunk_tokens, chunks, texts, level, size, words_only)
+        else:
+            found_in_chunks = workers.map(chunk_tokens, chunks)
         tokens: list = [None] * len(texts)
         from .reader import progress_enabled
 
@@ -293,14 +316,15 @@ class Segmenter:
         if progress_enabled(show_progress):
             from tqdm.auto import tqdm
 
-            progress = tqdm(total=sum(len(t) for t in texts), unit="char", desc="segmenting", leave=False)
+            progress = tqdm(total=sum(lengths), unit="char", desc="segmenting", leave=False)
         try:
-            for chunk, found in zip(chunks, workers.map(chunk_tokens, chunks)):
+            for chunk, found in zip(chunks, found_in_chunks):
                 for i, text_tokens in zip(chunk, found):
                     tokens[i] = text_tokens
                 if progress is not None:
-                    progress.update(sum(len(texts[i]) for i in chunk))
+                    progress.update(sum(lengths[i] for i in chunk))
         finally:
+            found_in_chunks.close()
             if progress is not None:
                 progress.close()
         return tokens

@@ -56,7 +56,8 @@ def in_worker_thread() -> bool:
     return getattr(_marks, "worker", False)
 
 
-def _marked(function: Callable[[T], R], item: T) -> R:
+def as_worker_task(function: Callable[[T], R], item: T) -> R:
+    """function(item), run as a task of a pool (in_worker_thread is True meanwhile)."""
     _marks.worker = True
     try:
         return function(item)
@@ -82,7 +83,7 @@ class WorkerThreads:
 
                 self._pool = ThreadPoolExecutor(self.count, thread_name_prefix=self.name)
             pool = self._pool
-        futures = [pool.submit(_marked, function, item) for item in items]
+        futures = [pool.submit(as_worker_task, function, item) for item in items]
         try:
             for future in futures:
                 yield future.result()
@@ -98,14 +99,15 @@ class WorkerThreads:
             pool.shutdown(wait=False)
 
 
-def text_chunks(lengths: list[int], threads: int) -> list[list[int]]:
+def text_chunks(lengths: list[int], threads: int, chunk_chars: int | None = None) -> list[list[int]]:
     """Indices of texts (by their lengths) in chunks for `threads` threads: texts of similar
     length together (their windows fill the same batches), each chunk CHUNK_CHARS..MAX_CHUNK_CHARS
-    characters; [all indices] when the texts are too few to share."""
+    characters (chunk_chars: that many, for helper processes that take chunks one by one:
+    processes.py); [all indices] when the texts are too few to share."""
     total = sum(lengths)
     if threads < 2 or total < 2 * CHUNK_CHARS or len(lengths) < 2:
         return [list(range(len(lengths)))]
-    size = min(MAX_CHUNK_CHARS, max(CHUNK_CHARS, total // (threads * CHUNKS_PER_THREAD)))
+    size = chunk_chars or min(MAX_CHUNK_CHARS, max(CHUNK_CHARS, total // (threads * CHUNKS_PER_THREAD)))
     chunks: list[list[int]] = [[]]
     chars = 0
     for index in sorted(range(len(lengths)), key=lengths.__getitem__):

@@ -181,6 +181,13 @@ class UserDictionary:
         self.__init__()
         self._current = Snapshot(dict(state["entries"]))
 
+    @classmethod
+    def of_snapshot(cls, snapshot: Snapshot) -> "UserDictionary":
+        """A dictionary holding a snapshot's entries (a copy: later changes to either stay apart)."""
+        dictionary = cls()
+        dictionary._current = Snapshot(dict(snapshot.entries))
+        return dictionary
+
     def snapshot(self) -> Snapshot:
         """The entries as they are now; later changes never alter the returned Snapshot."""
         with self._lock:

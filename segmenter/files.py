@@ -121,3 +121,30 @@ def mapped_npz(path: str | os.PathLike) -> dict:
             flat = np.frombuffer(pages, dtype=dtype, count=count, offset=handle.tell())  # read-only
             arrays[name] = flat.reshape(shape, order="F" if fortran else "C")
     return arrays
+
+
+NPZ_ALIGN = 64  # bytes: what numpy aligns an .npy file's data to from the file's start
+
+
+def save_npz(handle, arrays: dict) -> None:
+    """np.savez's format (uncompressed, loadable by np.load), with each member placed at a multiple
+    of NPZ_ALIGN bytes in the file, so that its data is too (an .npy header pads to that) and the
+    arrays mapped_npz maps are aligned: numpy copies an unaligned array whole for searchsorted,
+    on every call. The padding is a zip extra field (0xD935, as Android's zipalign writes), which
+    zip readers skip; a fixed date makes the bytes depend on the arrays alone."""
+    import io
+    import struct
+    import zipfile
+
+    import numpy as np
+
+    with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED) as archive:
+        for name, array in arrays.items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            # The local header: 30 bytes, the name, then the extra field (4 bytes + padding).
+            data_start = handle.tell() + 30 + len(info.filename.encode("utf-8")) + 4
+            padding = -data_start % NPZ_ALIGN
+            info.extra = struct.pack("<HH", 0xD935, padding) + bytes(padding)
+            archive.writestr(info, member.getvalue())

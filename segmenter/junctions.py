@@ -4,15 +4,16 @@ A text becomes a `TextPlan`: its runs (text.py), its model sequence (every non-s
 character: punctuation, digits and Latin letters are context the model reads, even though
 their own boundaries come from rules) and the junctions inside Han runs. `score_texts` (the
 one scoring entry: Segmenter.score_texts, head discovery, self-training and the benchmark all
-use it) cuts the model sequences into overlapping windows, encodes only the windows that hold
-a junction, and gathers the per-head scores of every junction from the window that keeps it.
+use it) cuts the model sequences into windows (whole sentences where they fit, else
+overlapping: text.sentence_windows), encodes only the windows that hold a junction, and
+gathers the per-head scores of every junction from the window that keeps it.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .reader import WindowReader, progress_enabled
-from .text import HAN_SPAN_RE, make_windows, split_runs
+from .text import HAN_SPAN_RE, SENTENCE_END_RE, sentence_windows, split_runs
 from .windows import OVERLAP, WINDOW, clamp_window
 
 
@@ -77,13 +78,16 @@ def read_junction_scores(
         if not len(plan.junctions):
             continue
         spaceless = len(plan.positions) == len(plan.text)
-        ids = reader.vocab.encode(plan.text if spaceless else "".join(plan.text[r.start : r.end]
-                                                                      for r in plan.runs if r.kind != "space"))
-        if len(ids) <= window:  # one window keeps every junction (make_windows): most sentences
+        sequence = (plan.text if spaceless
+                    else "".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space"))
+        ids = reader.vocab.encode(sequence)
+        if len(ids) <= window:  # one window keeps every junction: most sentences
             jobs.append((plan, 0, 0, len(plan.junctions)))
             windows.append(ids)
             continue
-        for w in make_windows(len(ids), window, overlap):
+        # Windows end at sentence ends where they can (no overlap there: fewer tokens), else overlap.
+        breaks = [m.end() for m in SENTENCE_END_RE.finditer(sequence)]
+        for w in sentence_windows(len(ids), window, overlap, breaks):
             lo, hi = np.searchsorted(plan.junctions, [w.keep_start, w.keep_end])
             if hi > lo:
                 jobs.append((plan, w.start, lo, hi))

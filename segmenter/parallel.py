@@ -105,7 +105,8 @@ _worker_segmenter = None
 _worker_error: BaseException | None = None
 
 
-def _start_worker(spec: WorkerSpec) -> None:
+def start_worker(spec: WorkerSpec) -> None:
+    """A worker process's initializer (here, and for a Segmenter's helpers: processes.py)."""
     global _worker_segmenter, _worker_error
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
@@ -114,10 +115,15 @@ def _start_worker(spec: WorkerSpec) -> None:
         _worker_error = err
 
 
-def _segment_chunk(lines: list[str]) -> list[list[str]]:
+def worker_segmenter():
+    """This worker's segmenter (raises what building it raised)."""
     if _worker_error is not None:
         raise _worker_error
-    return _worker_segmenter.segment_batch(lines, show_progress=False)
+    return _worker_segmenter
+
+
+def _segment_chunk(lines: list[str]) -> list[list[str]]:
+    return worker_segmenter().segment_batch(lines, show_progress=False)
 
 
 def _stop_now(pool: ProcessPoolExecutor) -> None:
@@ -139,7 +145,7 @@ def map_chunks(spec: WorkerSpec, chunks: Iterable[list[str]], workers: int, max_
     ahead of the consumer."""
     limit = max(1, max_in_flight or 2 * workers)
     pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(spec,)
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker, initargs=(spec,)
     )
     pending: deque = deque()
     finished = False

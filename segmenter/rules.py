@@ -157,11 +157,13 @@ def _numbers_before_han(texts: Texts) -> list[tuple[int, int]]:
 
 
 def number_units(texts, ends, c, on, word_table):
-    """A number run followed at once by a unit: the unit ends the number's word (１９９７年|底)."""
+    """A number run followed at once by a unit: the unit ends the number's word (１９９７年|底).
+    Setting True: numbers in full-width digits (ASCII ones too with conventions.ascii_digits);
+    "any": in either (PKU and MSR write 1997年 as they write １９９７年)."""
     text = texts.text
     if not c.units:
         return ends
-    digits = _ASCII_OR_FULL if c.ascii_digits else _FULL_WIDTH
+    digits = _ASCII_OR_FULL if on == "any" or c.ascii_digits else _FULL_WIDTH
     joined = [(start, end) for start, end in _numbers_before_han(texts) if text[end] in c.units
               and digits.fullmatch(text, start, end)]
     if not joined:
@@ -385,8 +387,10 @@ JOIN_LONG = 0.7
 # (benchmarks/results/conventions_dev.md, standards_dev.md); the settings of `general` were chosen
 # on the mean F1 of six dev files, none below jieba (benchmarks/standards_dev.py).
 TABLE = (
-    Rule("number_units", "a number in full-width digits takes the unit after it: １９９７年 ３０万 (UD: 1996 年)",
-         number_units, EVERY, search=(), params=dict(
+    Rule("number_units", "a number in full-width digits (any: in ASCII digits too) takes the unit after it: "
+                         "１９９７年 ３０万 (UD: 1996 年)",
+         number_units, _at(True, "any", "any", True), choices=(False, True, "any"), search=(True, "any"),
+         params=dict(
              units="年月日号时分秒万亿",
              ascii_digits=False)),  # True: ASCII digits take their unit too (the SIGHAN files write full-width)
     Rule("join_han_numbers", "a number in Han numerals is one word: 三十二 第十五 一九九八 百分之四十二点八",

@@ -227,8 +227,10 @@ class WordTable:
                 arrays[f"logp{n}"] = self.unigram["logp"][n]
         if self.unigram is not None:
             arrays["unigram"] = np.array([self.unigram[k] for k in ("unseen", "words", "chars")], dtype=np.float64)
+        from .files import save_npz
+
         with open(path, "wb") as handle:  # np.savez would add ".npz" to a name without it
-            np.savez(handle, **arrays)  # hashes do not compress: plain npz loads faster
+            save_npz(handle, arrays)  # hashes do not compress: plain npz loads faster; aligned maps
         return path
 
     @classmethod
@@ -248,7 +250,10 @@ class WordTable:
             tables = {}
             for n in ns:  # a table saved without counts: every kept n-gram counts as min_count
                 counts = data[f"counts{n}"] if f"counts{n}" in data else None
-                keys = data[f"keys{n}"]
+                # searchsorted copies an unaligned array whole on every call (0.4 ms for 500 k keys,
+                # most of a small batch's lookups): a member np.savez wrote at an odd offset is
+                # copied once here (save writes aligned ones: files.save_npz).
+                keys = np.require(data[f"keys{n}"], requirements="A")
                 tables[n] = (keys, data[f"autonomy{n}"],
                              counts if counts is not None else np.zeros(len(keys), np.uint32))
             chars, min_count = (int(v) for v in data["info"])
@@ -368,14 +373,23 @@ class WordTable:
         out = np.full(len(starts), self._column(1, name)[1])
         if not len(starts):
             return out
+        # Only the asked strings are hashed (Horner's rule, one character of all of them at a
+        # time): the same hashes as every string's of the text (_values), at a cost in the number
+        # of strings, not of the text's characters; the decoder's joins ask a few per run.
+        wanted = (lengths >= 1) & (lengths <= self.max_n) & (starts >= 0) & (starts + lengths <= len(text))
+        if not wanted.any():
+            return out
         codepoints = code_points(text)
-        hashes = np.zeros(len(text), dtype=np.uint64)
-        for n in range(1, min(int(lengths.max()), self.max_n, len(text)) + 1):
-            hashes = _hash_step(hashes[: len(text) - n + 1], codepoints[n - 1 :])
-            pick = (lengths == n) & (starts + n <= len(text))
-            if pick.any():
-                values, missing = self._column(n, name)
-                out[pick] = _lookup(self.tables[n][0], values, hashes[starts[pick]], missing)
+        hashes = np.zeros(len(starts), dtype=np.uint64)
+        for k in range(int(lengths[wanted].max())):
+            step = np.flatnonzero(wanted & (lengths > k))
+            hashes[step] = _hash_step(hashes[step], codepoints[starts[step] + k])
+        for n in np.unique(lengths[wanted]).tolist():
+            values, missing = self._column(n, name)
+            if len(values):
+                pick = np.flatnonzero(wanted & (lengths == n))
+                slot, found = find_keys(self.tables[n][0], hashes[pick])
+                out[pick] = np.where(found, values[slot], missing)
         return out
 
     # -- adaptation -------------------------------------------------------------------------

@@ -34,9 +34,15 @@ def test_a_unit_keeps_its_marks():
     assert words_after("３．５亿\ufe0f元", ["３．５", "亿\ufe0f元"]) == ["３．５亿\ufe0f", "元"]
 
 
-def test_ascii_digits_stay_apart_unless_asked():
-    assert words_after("1997年", ["1997", "年"]) == ["1997", "年"]
-    assert words_after("1997年", ["1997", "年"], conventions=Conventions(ascii_digits=True)) == ["1997年"]
+def test_ascii_digits_take_their_unit_where_the_standard_says():
+    from segmenter.levels import STANDARDS
+
+    apart = ["1997", "年"]
+    assert words_after("1997年", apart, STANDARDS["general"].rules) == apart  # UD's files write 1997 年
+    assert words_after("1997年", apart, STANDARDS["ud"].rules) == apart
+    for name in ("pku", "msr"):  # they write 1997年 as they write １９９７年
+        assert words_after("1997年", apart, STANDARDS[name].rules) == ["1997年"]
+    assert words_after("1997年", apart, STANDARDS["general"].rules, Conventions(ascii_digits=True)) == ["1997年"]
 
 
 def test_dates_join_only_coarser_than_default():

@@ -40,7 +40,8 @@ def serial(onnx_folder):
 
 @pytest.fixture(scope="module")
 def shared(onnx_folder):
-    return Segmenter(onnx_folder, num_threads=2, **SIZES)
+    """Threads only: test_processes.py has the helper processes."""
+    return Segmenter(onnx_folder, num_threads=2, processes=False, **SIZES)
 
 
 def varied_texts(count: int = 300, seed: int = 0) -> list[str]:
@@ -119,7 +120,7 @@ def test_a_long_text_read_outside_the_workers_gives_the_same_scores(serial, shar
 
 
 def test_one_snapshot_of_the_user_dictionary_per_batch(onnx_folder, monkeypatch):
-    one, two = (Segmenter(onnx_folder, num_threads=n, **SIZES) for n in (1, 2))
+    one, two = (Segmenter(onnx_folder, num_threads=n, processes=False, **SIZES) for n in (1, 2))
     texts = varied_texts(seed=2)
     without = one.segment_batch(texts)
     pair = next(a + b for words in without for a, b in zip(words, words[1:])
@@ -172,7 +173,7 @@ def test_one_thread_starts_no_thread(onnx_folder):
 def test_set_threads_switches_between_one_and_shared(onnx_folder, serial):
     """The benchmark's all-cores pass: reader.set_threads(cores), then back to 1."""
     texts = varied_texts(seed=5)
-    segmenter = Segmenter(onnx_folder, num_threads=1, **SIZES)
+    segmenter = Segmenter(onnx_folder, num_threads=1, processes=False, **SIZES)
     segmenter.reader.set_threads(2)
     assert segmenter.reader.workers is not None and segmenter.segment_batch(texts) == serial.segment_batch(texts)
     segmenter.reader.set_threads(1)

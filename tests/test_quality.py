@@ -21,14 +21,15 @@ pytestmark = pytest.mark.slow
 
 SENTENCES = 300
 # `python ../shared/tools/quick_f1.py 300`: the general standard, the default since levels.py
-# (pku 0.846, msr 0.842, ud 0.838, weibo 0.851, novel 0.784, derm 0.828); the pku standard gives
+# (pku 0.846, msr 0.842, ud 0.838, weibo 0.851, novel 0.784, derm 0.828); the pku standard gave
 # the words of the default before it, commit 00ef30b (pku 0.859, msr 0.841, ud 0.851, weibo 0.839,
-# novel 0.786, derm 0.815).
+# novel 0.786, derm 0.815), until it joined ASCII digits and their unit as PKU does (1997年), which
+# UD's files split and Weibo's mostly do not: measured again on the shipped model, the same 300.
 MEASURED = {
     "general": {"pku_dev": 0.846, "msr_dev": 0.842, "ud_gsdsimp_dev": 0.838, "weibo_dev": 0.851, "novel_dev": 0.784,
                 "derm_dev": 0.828},
-    "pku": {"pku_dev": 0.859, "msr_dev": 0.841, "ud_gsdsimp_dev": 0.851, "weibo_dev": 0.839, "novel_dev": 0.786,
-            "derm_dev": 0.815},
+    "pku": {"pku_dev": 0.860, "msr_dev": 0.841, "ud_gsdsimp_dev": 0.821, "weibo_dev": 0.850, "novel_dev": 0.789,
+            "derm_dev": 0.814},
     # the shipped `fast` student, general standard (Segmenter("fast"); the same 300 sentences)
     "fast": {"pku_dev": 0.849, "msr_dev": 0.840, "ud_gsdsimp_dev": 0.829, "weibo_dev": 0.854, "novel_dev": 0.785,
              "derm_dev": 0.831},

@@ -88,7 +88,8 @@ def test_a_standard_saved_in_the_old_rules_format_still_loads():
            "rules": {"counts": "coarse", "split_surnames": False, "join_suffixes": True, "coarse_suffixes": True,
                      "join_dates": True, "split_marks": True, "pair_joins": True, "join3_logp": 7.0}}
     loaded = standard_named(old)
-    assert loaded.rules == STANDARDS["msr"].rules and loaded.profile_level == 1.0  # rows added since: on
+    # rows added since take the general standard's setting (MSR's number_units is "any" since)
+    assert loaded.rules == replace(STANDARDS["msr"].rules, number_units=True) and loaded.profile_level == 1.0
     with pytest.raises(ValueError, match="split_surnames"):  # a switch no row has
         standard_named({**old, "rules": {**old["rules"], "no_such_rule": True}})
 
@@ -101,7 +102,7 @@ def test_calibrate_tries_each_searched_row_once():
     searched = [row.name for row in TABLE for value in row.search if value != getattr(general, row.name)]
     assert [names[0] for names in changed] == searched
     assert {"counts", "split_surnames", "join3_logp", "pair_joins"} <= set(searched)
-    assert "number_units" not in searched  # a row every standard applies stays on
+    assert "join_han_numbers" not in searched and "number_units" in searched  # a row every standard applies stays on
 
 
 def test_rules_and_conventions_travel_to_workers():

@@ -1,7 +1,7 @@
 """Text runs and windows: the rules that decide everything the model does not."""
 import pytest
 
-from segmenter.text import make_windows, split_runs
+from segmenter.text import SENTENCE_END_RE, make_windows, sentence_windows, split_runs
 
 
 def kinds(text):
@@ -86,3 +86,22 @@ def test_windows_keep_away_from_cut_edges():
 def test_bad_windows_rejected(size, overlap):
     with pytest.raises(ValueError):
         make_windows(10, size, overlap)
+
+
+def test_sentence_windows_end_at_sentences_and_keep_every_position_once():
+    sentence = "我们在北京看到了很多新的东西。"  # 15 characters
+    text = sentence * 20 + "这一句很长" * 30 + "。" + "”他说！" + sentence * 3  # one sentence of 151
+    breaks = [m.end() for m in SENTENCE_END_RE.finditer(text)]
+    assert text[breaks[0] - 1] == "。" and text[breaks[20] - 1] == "”"  # closing quotes stay with the sentence
+    windows = sentence_windows(len(text), 50, 16, breaks)
+    kept = [i for w in windows for i in range(w.keep_start, w.keep_end)]
+    assert kept == list(range(len(text)))
+    assert all(w.end - w.start <= 50 and w.start <= w.keep_start <= w.keep_end <= w.end for w in windows)
+    whole = [w for w in windows if (w.start, w.end) == (w.keep_start, w.keep_end)]
+    assert all(w.end in breaks or w.end == len(text) for w in whole)
+    assert [w.end - w.start for w in windows[:6]] == [45] * 6  # three whole sentences a window, no overlap
+    long_one = [w for w in windows if (w.start, w.end) != (w.keep_start, w.keep_end)]
+    assert long_one and all(300 <= w.start and w.end <= 452 for w in long_one)  # only the long sentence overlaps
+    # no sentence end, or a text that fits: as make_windows
+    assert sentence_windows(300, 50, 16, []) == make_windows(300, 50, 16)
+    assert sentence_windows(40, 50, 16, [10, 20]) == make_windows(40, 50, 16)

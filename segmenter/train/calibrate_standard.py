@@ -5,7 +5,7 @@ whose default follows them.
 The heads are read once; each candidate re-assembles the words (assembly.py), so a search of a
 few hundred candidates takes seconds. The search starts from the best named standard (the
 general one wins ties) and then changes one setting of a row of the rule table (rules.TABLE: to
-the other values its `search` lists; rows every standard applies, such as number units, have
+the other values its `search` lists; rows every standard applies alike, such as Han numbers, have
 none) or the threshold at a time, the first best in table order, keeping a change only where
 word F1 on the sentences rises by more than `min_gain` (few sentences: small gains are noise),
 until no change helps. So the result never scores below the general default on the sentences
