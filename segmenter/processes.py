@@ -46,7 +46,7 @@ logger = logging.getLogger(__name__)
 # of a helper costs ~1 ms of pickling either way), in chunks of CHUNK_CHARS (~0.1 s of work each).
 # A small batch is cut less efficiently per character (fewer windows per encoder run, more runs of
 # the decoder), so chunks are not smaller: against 4 k, 8 k gave 1.69x one thread instead of 1.49x
-# in calls of 16 k characters, 1.63x instead of 1.45x in calls of 64 k, and 1.70x instead of 1.46x
+# in calls of 16 k characters, 1.62x instead of 1.45x in calls of 64 k, and 1.70x instead of 1.48x
 # in one call of the three test files (2 shared cores, means of 3-4 alternating passes).
 PROCESS_CHARS = 8_192
 CHUNK_CHARS = 8_192
