@@ -24,6 +24,8 @@ How, each for a cost that would otherwise show:
   * 'spawn' only (parallel.py says why), hence none where a spawned process cannot start: inside
     a helper or a segment_lines worker, or under a __main__ script without a __name__ guard.
   * A helper that fails to start leaves the parent working alone (a warning, the same words).
+  * A helper that dies (killed, out of memory) or whose pool another call replaced loses no
+    chunk: the calling thread cuts the chunks it held, and the pool is let go (a warning).
 
 The words do not depend on who cuts a chunk: each text is cut as it would be alone (reader.py),
 and the helpers build the parent's segmenter from its settings.
@@ -34,7 +36,8 @@ import logging
 import multiprocessing
 import pickle
 import threading
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from typing import Callable, Iterator
 
@@ -82,11 +85,15 @@ class SegmenterProcesses:
     def map(self, segmenter, helpers: int, cut_here: Callable[[list[int]], list], chunks: list[list[int]],
             texts: list[str], granularity, batch_size: int, words_only: bool) -> Iterator[list]:
         """cut_here(chunk)'s result for each chunk (of indices into texts), in the chunks' order (a
-        generator): the helpers cut some of them, this thread the others."""
+        generator): the helpers cut some of them, this thread the others, and those a helper lost
+        (its process died, or its pool was replaced by another call's: the pool is then let go,
+        and the next large batch starts a new one)."""
         pool, ready = self._pool_for(segmenter, helpers)  # this call's pool, even if another call replaces it
         missing = object()
         results: list = [missing] * len(chunks)
-        errors: list[BaseException] = []
+        errors: list[BaseException] = []  # a helper's error: raised here, as this thread's would be
+        lost: set[int] = set()  # chunks handed to a helper that will never answer: cut here
+        gave_up = [False]  # was any chunk lost? then the pool is let go at the end
         changed = threading.Condition()
         claimed = [0]  # the next chunk nobody has taken
 
@@ -99,7 +106,10 @@ class SegmenterProcesses:
 
         def store(index: int, value=missing, error: BaseException | None = None) -> None:
             with changed:
-                if error is not None:
+                if isinstance(error, (BrokenProcessPool, CancelledError, RuntimeError)):
+                    lost.add(index)  # RuntimeError: submit to a pool shut down meanwhile
+                    gave_up[0] = True
+                elif error is not None:
                     errors.append(error)
                 else:
                     results[index] = value
@@ -111,17 +121,15 @@ class SegmenterProcesses:
                 return
             try:
                 future = pool.submit(_cut_chunk, [texts[i] for i in chunks[index]], granularity, batch_size,
-                                           words_only)
-            except Exception as err:  # a pool shut down or broken meanwhile
-                store(index, error=err)
-                return
+                                     words_only)
+            except Exception as err:  # a pool broken or shut down meanwhile
+                return store(index, error=err)
             future.add_done_callback(lambda done: received(index, done))
 
         def received(index: int, done: Future) -> None:
-            if done.cancelled():
-                return store(index, error=RuntimeError("a helper process's chunk was cancelled"))
-            if done.exception() is not None:
-                return store(index, error=done.exception())
+            error = CancelledError() if done.cancelled() else done.exception()
+            if error is not None:
+                return store(index, error=error)
             store(index, done.result())
             hand_out()
 
@@ -140,18 +148,23 @@ class SegmenterProcesses:
                             raise errors[0]
                         if results[index] is not missing:
                             break
-                    mine = claim()
+                        mine = index if index in lost else None
+                        lost.discard(index)
+                    mine = claim() if mine is None else mine
                     if mine is not None:
                         store(mine, as_worker_task(cut_here, chunks[mine]))  # one thread: the cores are shared
                         continue
                     with changed:  # every chunk is taken: wait for a helper's
-                        while results[index] is missing and not errors:
+                        while results[index] is missing and not errors and index not in lost:
                             changed.wait()
                 value, results[index] = results[index], None  # handed to the caller, not kept
                 yield value
         finally:
             with changed:  # a stop (an error, Ctrl-C, a consumer gone): no more chunks to helpers
                 claimed[0] = len(chunks)
+            if gave_up[0] and self._pool is pool:
+                logger.warning("segmenter: a helper process stopped answering; this thread cut its chunks")
+                self.close()
 
     def _pool_for(self, segmenter, helpers: int) -> tuple[ProcessPoolExecutor | None, Future | None]:
         """(pool, its readiness: a Future), after starting a pool if none holds the segmenter as

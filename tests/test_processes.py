@@ -101,3 +101,16 @@ def test_no_helpers_where_they_cannot_or_should_not_start(onnx_folder, monkeypat
     assert replaced._helpers._pool is None
     with pytest.raises(TypeError, match="processes must be True"):
         Segmenter(onnx_folder, processes="yes")
+
+
+def test_chunks_of_a_helper_that_died_are_cut_here(onnx_folder, serial, caplog):  # noqa: F811
+    two = Segmenter(onnx_folder, num_threads=2, **SIZES)
+    texts = big_batch(seed=12)
+    expected = serial.segment_batch(texts)
+    assert two.segment_batch(texts) == expected and helped(two)
+    pool = two._helpers._pool
+    for process in list(pool._processes.values()):
+        process.kill()
+    assert two.segment_batch(texts) == expected  # the dead helper's chunks: this thread's
+    assert two._helpers._pool is not pool and "stopped answering" in caplog.text  # let go, with a word
+    assert two.segment_batch(texts) == expected and helped(two)  # a new helper for the next large batch
