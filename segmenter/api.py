@@ -291,7 +291,9 @@ class Segmenter:
             # for a word table replaced in place: the helpers would read the folder's.
             own_table = self.word_table is self._folder_table
             helpers = self._helpers.helpers_for(workers.count, sum(lengths)) if self.processes and own_table else 0
-            chunks = text_chunks(lengths, workers.count, PROCESS_CHUNK_CHARS if helpers else None)
+            chunks = text_chunks(lengths, workers.count, PROCESS_CHUNK_CHARS) if helpers else []
+            if len(chunks) < 2:  # too few characters for two chunks of a helper's size: threads
+                helpers, chunks = 0, text_chunks(lengths, workers.count)
         if len(chunks) < 2:  # one core, or a batch too small to share: all in this thread
             return self._assemble(self.score_texts(texts, batch_size, show_progress), level, None, words_only)
         # The cores share the batch: chunks of texts scored and assembled at once by helper

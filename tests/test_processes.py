@@ -4,6 +4,7 @@ follow the segmenter's changes, and a helper that cannot start leaves the parent
 from __future__ import annotations
 
 import multiprocessing
+import threading
 import time
 
 import pytest
@@ -114,3 +115,19 @@ def test_chunks_of_a_helper_that_died_are_cut_here(onnx_folder, serial, caplog):
     assert two.segment_batch(texts) == expected  # the dead helper's chunks: this thread's
     assert two._helpers._pool is not pool and "stopped answering" in caplog.text  # let go, with a word
     assert two.segment_batch(texts) == expected and helped(two)  # a new helper for the next large batch
+
+
+def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folder, serial):  # noqa: F811
+    from segmenter.processes import CHUNK_CHARS
+
+    two = Segmenter(onnx_folder, num_threads=2, **SIZES)
+    texts, chars = [], 0
+    for text in varied_texts(seed=13) * 3:
+        if chars + len(text) > CHUNK_CHARS + CHUNK_CHARS // 3:
+            break
+        texts.append(text)
+        chars += len(text)
+    assert chars >= PROCESS_CHARS
+    assert two.segment_batch(texts) == serial.segment_batch(texts)
+    assert two._helpers._pool is None  # one chunk of a helper's size: no helper, the threads share it
+    assert any(t.name.startswith("segmenter-onnx") for t in threading.enumerate())
