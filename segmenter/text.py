@@ -11,7 +11,6 @@ which is what makes segmentation lossless.
 from __future__ import annotations
 
 import bisect
-
 import re
 import unicodedata
 from typing import NamedTuple
@@ -145,7 +144,7 @@ SENTENCE_END_RE = re.compile("[。！？!?；;]+[”’\"』」）)]*")
 def sentence_windows(length: int, size: int, overlap: int, breaks) -> list[Window]:
     """Cover range(length) as make_windows does, ending windows where sentences end when one fits.
 
-    breaks: positions right after a sentence's last mark (SENTENCE_ENDS), ascending. Whole
+    breaks: positions right after a sentence's last mark (SENTENCE_END_RE), ascending. Whole
     sentences are packed into windows of at most `size`, each keeping all it holds: a sentence
     end is an edge the model sees at every text's end, so no overlap is needed there (a long
     text cost ~1.35 tokens per character with overlapping windows, ~1.05 so). Only a sentence

@@ -386,10 +386,8 @@ class WordTable:
             hashes[step] = _hash_step(hashes[step], codepoints[starts[step] + k])
         for n in np.unique(lengths[wanted]).tolist():
             values, missing = self._column(n, name)
-            if len(values):
-                pick = np.flatnonzero(wanted & (lengths == n))
-                slot, found = find_keys(self.tables[n][0], hashes[pick])
-                out[pick] = np.where(found, values[slot], missing)
+            pick = np.flatnonzero(wanted & (lengths == n))
+            out[pick] = _lookup(self.tables[n][0], values, hashes[pick], missing)
         return out
 
     # -- adaptation -------------------------------------------------------------------------

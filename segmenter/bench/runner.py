@@ -156,8 +156,9 @@ def run_benchmark(config: BenchConfig) -> BenchResult:
                       "chars_per_s": chars / outcome["seconds"] if outcome["seconds"] > 0 else None,
                       **{k: outcome[k] for k in ("peak_mb", "base_mb", "load_s", "warmup_s", "seconds", "about")},
                       **{k: outcome.get(k) for k in ("startup_s", "latency_ms", "cores_all")},
-                      **{f"chars_per_s{k[7:]}": chars / outcome[k] if outcome.get(k) else None
-                         for k in ("seconds_all", "seconds_all_first")}}
+                      **{rate: chars / outcome[seconds] if outcome.get(seconds) else None
+                         for rate, seconds in (("chars_per_s_all", "seconds_all"),
+                                               ("chars_per_s_all_first", "seconds_all_first"))}}
             result.records.append(record)
             logger.info("[%d/%d] %s on %s: F1 %.3f, %s chars/s, peak %s MiB", done, total, name, corpus.name,
                         record["F1"], f"{record['chars_per_s']:,.0f}" if record["chars_per_s"] else "?",
