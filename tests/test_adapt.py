@@ -9,7 +9,8 @@ import pytest
 
 from conftest import TINY_CHARS, run_cli
 from segmenter import Segmenter
-from segmenter.train.adapt import adapt
+from segmenter.train.adapt import adapt, adapted_table
+from segmenter.train.unigram import fit_unigram
 from segmenter.model import embedded_model_path
 from segmenter.wordstats import WordTable
 
@@ -73,6 +74,23 @@ def test_combined_with_keeps_own_entries_and_adds_frequent_new_ones():
     assert np.isnan(grid(merged, "日。")[0]) and np.isnan(grid(merged, "工作日")[2])  # once: not added
     for keys, _, _ in merged.tables.values():
         assert np.all(np.diff(keys.astype(np.float64)) >= 0) and len(np.unique(keys)) == len(keys)
+
+
+def test_a_known_string_with_a_common_word_is_a_phrase_not_added():
+    """药疹的 recurs in the domain text, but it is 药疹 (known) + 的 (common): left out; 苔藓样变 is added."""
+    rng = random.Random(1)
+    general = ["".join(rng.choice(HAN) + "的" for _ in range(6)) + rng.choice(HAN) + "药疹" + rng.choice(HAN) + "。"
+               for _ in range(100)]
+    shipped = WordTable.from_texts(general, min_count=1)
+    shipped = shipped.with_unigram(fit_unigram(shipped, general, 2))
+    assert shipped.logp_at("的", np.array([0]), np.array([1]))[0] >= -6  # common
+    assert np.isfinite(shipped.autonomy("药疹")[0, 1])  # known
+    domain = ["皮肤苔藓样变，药疹的治疗。", "苔藓样变可见。药疹的表现。", "可有苔藓样变和药疹的皮损。"]
+    table, *_ = adapted_table(shipped, domain, min_count=2)
+    assert np.isnan(table.autonomy("药疹的")[0, 2]) and np.isfinite(table.autonomy("苔藓样变")[0, 3])
+    assert np.isnan(shipped.autonomy("苔藓样变")[0, 3])
+    bare = WordTable.from_texts(general, min_count=1)  # no unigram model: no commonness, every new string added
+    assert np.isfinite(adapted_table(bare, domain, min_count=2)[0].autonomy("药疹的")[0, 2])
 
 
 def test_text_without_han_characters_is_refused_and_leaves_nothing(tmp_path):

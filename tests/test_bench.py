@@ -11,7 +11,8 @@ import pytest
 
 from segmenter.bench import runner as benchmark
 from segmenter.bench.runner import BenchConfig, BenchmarkError, System, parse_systems, run_benchmark
-from segmenter.bench.report import machine_info, plot, read_json, to_markdown, write_json
+from segmenter.bench.report import machine_info, plot, read_json, speed_table, to_markdown, write_json
+from segmenter.bench.runner import BenchResult
 from segmenter.cli import main
 
 from conftest import GOLD, REPO, require_shared
@@ -70,6 +71,7 @@ def test_in_process_run_scores_every_system_setting_and_corpus(gold_file, tiny_m
         assert record["peak_mb"] is None  # one shared process: no per-system peak
     jieba = next(r for r in result.records if r["label"] == "jieba")
     assert jieba["F1"] > 0.5  # jieba knows these everyday words
+    assert all(len(r["paired_seconds"]) == 2 and min(r["paired_seconds"]) > 0 for r in result.records)
 
     machine = machine_info(result)
     markdown = to_markdown(result, machine)
@@ -119,6 +121,24 @@ def test_systems_that_cannot_run_are_skipped_with_a_reason(gold_file, monkeypatc
     assert "characters differ" in reasons["lossy"]
     assert result.records[0]["oov_rate"] is None  # no lexicon
     assert "Not run:" in to_markdown(result, machine_info(result))
+
+
+def test_times_jieba_comes_from_the_passes_timed_side_by_side():
+    """× jieba divides jieba's seconds by the system's from the same worker, not by the jieba row's own
+    pass minutes earlier (here made twice as slow: a busier machine); a record without them (an older
+    run's JSON) is divided by the jieba row."""
+    def record(label, chars_per_s, paired=None, paired_all=None, first=None):
+        return {"label": label, "chars": 1000, "chars_per_s": chars_per_s,
+                "chars_per_s_all": paired_all and 1000 / paired_all[0], "chars_per_s_all_first": first, "paired_seconds": paired, "paired_seconds_all": paired_all,
+                "latency_ms": 1.0, "startup_s": None, "cores_all": 2 if paired_all else None}
+
+    result = BenchResult(config=None, records=[
+        record("segmenter:default", 100.0, paired=[4.0, 1.0], paired_all=[2.0, 1.0], first=250.0),
+        record("jieba", 500.0, paired=[1.0, 1.0]), record("old", 250.0)])
+    rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in speed_table(result) if line.startswith("| ")}
+    assert rows["segmenter:default"][2:6] == ["0.250", "500", "0.500", "0.250"]  # first pass: 4 s against jieba's 1 s
+    assert rows["jieba"][2] == "1.000" and rows["jieba"][4] == "1.000"  # one core whatever it is given
+    assert rows["old"][2] == "0.500"  # 250 / the jieba row's 500
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .evaluation import LENGTH_BINS
 from .runner import BenchResult
-from .systems import label
+from .systems import PAIRED_ROUNDS, label
 
 # system -> the distributions whose versions the report names
 DISTRIBUTIONS = {"segmenter": ("segmenter-heads", "torch", "transformers"), "jieba": ("jieba",),
@@ -201,6 +201,9 @@ def to_markdown(result: BenchResult, machine: dict) -> str:
         f"(spaces removed) per second of segmentation, after loading and a warm-up on the first "
         f"{config.warmup_chars:,} characters; all cores: the second of two passes on all cores (the first, "
         f"a column of its own, starts what the system needs for them: a Segmenter's helper processes). "
+        f"× jieba: jieba's seconds over the system's on the same characters, timed in turns in the system's own "
+        f"worker ({PAIRED_ROUNDS} passes each on one thread, one beside the all-cores pass), so that both see the same "
+        f"load of a shared machine; the chars/s columns are each system's own timed pass. "
         f"{memory_note}. The whole run took {_duration(result.seconds)}.",
         "",
     ]
@@ -224,6 +227,13 @@ def speed_table(result: BenchResult) -> list[str]:
         values = sorted(r[key] for r in records if r.get(key) is not None)
         return values[len(values) // 2] if values else None
 
+    def paired(records, key, own_seconds):
+        """jieba's seconds over the system's on the same characters, the two timed in turns in the
+        same worker (systems.py: paired_seconds); None where a record lacks them (an older run's)."""
+        if not all(r.get(key) for r in records):
+            return None
+        return sum(r[key][1] for r in records) / sum(map(own_seconds, records))
+
     jieba = rate(rows["jieba"], "chars_per_s") if "jieba" in rows else None
     cores = max((r.get("cores_all") or 0 for r in result.records), default=0)
     lines = ["", ("**Speed** (all corpora together; start-up: a fresh process segmenting one sentence "
@@ -235,9 +245,19 @@ def speed_table(result: BenchResult) -> list[str]:
         one, every = rate(records, "chars_per_s"), rate(records, "chars_per_s_all")
         first = rate(records, "chars_per_s_all_first") or every  # runs before it had one pass only
         every, first = every or one, first or one  # a system without threads runs on one core whatever it is given
-        ratio = (lambda v: f"{v / jieba:.3f}" if v and jieba else "–")
+        # × jieba: timed side by side in the worker, else (an older run) against the jieba row's chars/s
+        x_one = paired(records, "paired_seconds", lambda r: r["paired_seconds"][0])
+        x_one = x_one if x_one is not None else (one / jieba if one and jieba else None)
+        x_every = paired(records, "paired_seconds_all", lambda r: r["paired_seconds_all"][0])
+        x_every = x_every if x_every is not None else (every / jieba if every and jieba and every != one else x_one)
+        x_first = None
+        if all(r.get("chars_per_s_all_first") for r in records):
+            x_first = paired(records, "paired_seconds_all", lambda r: r["chars"] / r["chars_per_s_all_first"])
+        x_first = x_first if x_first is not None else (first / jieba if first and jieba and first != one else x_every)
+        ratio = (lambda v: f"{v:.3f}" if v else "–")
         latency, startup = median(records, "latency_ms"), median(records, "startup_s")
-        lines.append(f"| {name} | {_count(one)} | {ratio(one)} | {_count(every)} | {ratio(every)} | {ratio(first)} "
+        lines.append(f"| {name} | {_count(one)} | {ratio(x_one)} | {_count(every)} | {ratio(x_every)} "
+                     f"| {ratio(x_first)} "
                      f"| {f'{latency:.2f}' if latency is not None else '–'} "
                      f"| {f'{startup:.2f}' if startup is not None else '–'} |")
     return lines

@@ -155,7 +155,8 @@ def run_benchmark(config: BenchConfig) -> BenchResult:
                       "sentences": len(gold), "chars": chars, **scores.as_dict(),
                       "chars_per_s": chars / outcome["seconds"] if outcome["seconds"] > 0 else None,
                       **{k: outcome[k] for k in ("peak_mb", "base_mb", "load_s", "warmup_s", "seconds", "about")},
-                      **{k: outcome.get(k) for k in ("startup_s", "latency_ms", "cores_all")},
+                      **{k: outcome.get(k) for k in ("startup_s", "latency_ms", "cores_all", "paired_seconds",
+                                                     "paired_seconds_all")},
                       **{rate: chars / outcome[seconds] if outcome.get(seconds) else None
                          for rate, seconds in (("chars_per_s_all", "seconds_all"),
                                                ("chars_per_s_all_first", "seconds_all_first"))}}

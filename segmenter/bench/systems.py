@@ -14,6 +14,12 @@ on all cores, for a system that can use them (segment.set_threads), after a firs
 cores (seconds_all_first), in which what a system starts to use them starts (a Segmenter's
 helper processes: ~1 s, a large share of a 3 s pass).
 
+The × jieba figures are timed side by side (paired_seconds): in the same worker, jieba (HMM on,
+its own instance) and the system take turns over the same chunks, PAIRED_ROUNDS passes each, and
+once more beside the all-cores pass. The machine is shared and its speed drifts over a run of
+minutes (jieba ran at 207 k and at 324 k chars/s in two runs of one afternoon): a ratio of
+passes a second apart moves far less than one of passes minutes apart, in other processes.
+
 A worker loads this file by its path, not through the `segmenter` package (runner.py,
 run_isolated): whatever the package imports (numpy; torch ~220 MiB on the torch path) would
 count in jieba's memory figure. So this file imports only the standard library at the top, and
@@ -37,6 +43,7 @@ CHUNK_CHARS = 16_384  # characters segmented per call in the timed pass (and per
 SHORT_SENTENCE = "我爱北京天安门"  # start-up: one short sentence
 LATENCY_CALLS = 50
 STARTUP_RUNS = 3
+PAIRED_ROUNDS = 2  # alternating passes of jieba and of the system, for the × jieba figures
 
 
 class BenchmarkError(ValueError):
@@ -442,18 +449,44 @@ def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: l
                 runs = []
                 break
         figures["startup_s"] = statistics.median(runs) if runs else None
+    jieba = _reference(config, chunks[0])
+    if jieba is not None:
+        own = reference = 0.0
+        for _ in range(PAIRED_ROUNDS):  # in turns: jieba, the system, jieba, the system
+            reference += _timed(jieba, chunks)
+            own += _timed(segment, chunks)
+        figures["paired_seconds"] = [own, reference]
     cores = available_cores()
     set_threads = getattr(segment, "set_threads", None)
     if set_threads is not None and cores > config.threads:
         set_threads(cores)
-        for key in ("seconds_all_first", "seconds_all"):  # the first pass starts what the cores need
-            start = time.perf_counter()
-            for chunk in chunks:
-                segment(chunk)
-            figures[key] = time.perf_counter() - start
+        figures["seconds_all_first"] = _timed(segment, chunks)  # the first pass starts what the cores need
+        jieba_seconds = _timed(jieba, chunks) if jieba is not None else None
+        figures["seconds_all"] = _timed(segment, chunks)
+        if jieba_seconds is not None:
+            figures["paired_seconds_all"] = [figures["seconds_all"], jieba_seconds]
         figures["cores_all"] = cores
         set_threads(config.threads)
     return figures
+
+
+def _timed(segment: SegmentFn, chunks: list[list[str]]) -> float:
+    start = time.perf_counter()
+    for chunk in chunks:
+        segment(chunk)
+    return time.perf_counter() - start
+
+
+def _reference(config: BenchConfig, warm: list[str]) -> SegmentFn | None:
+    """jieba as the "jieba" row runs it, warmed up on `warm`, to time beside the system; None
+    when it is not installed (the report then divides by the jieba row's own chars/s)."""
+    import importlib.util
+
+    if importlib.util.find_spec("jieba") is None:
+        return None
+    segment, _ = SYSTEMS["jieba"].build("default", config, None)
+    segment(warm)
+    return segment
 
 
 def worker_main(argv: list[str]) -> int:

@@ -12,6 +12,10 @@ the same dev file; benchmarks/adapt.py writes the figures): adding the domain's 
 helped a little on msr_dev; replacing the shipped autonomies by the domain's, or using the domain's
 table alone, was worse than the shipped table alone. A tiny text (ud_gsdsimp_dev, 20 k characters) gives
 noisy entropies for strings seen 2-3 times, and they cost F1 there, hence AUTO_MIN_COUNT.
+A string the model's table lacks is often a phrase that recurs in the user's text, not a word:
+药疹的, 了茶话会, 的新年礼物. Those that are a string the model knows plus a single-character word
+as common as the decoder's `units_common` (的 了 在 与 和: decoding.py) are not added
+(phrase_keys): on dev this mended derm_dev's 药疹|的 and cost no file anything.
 On the test files the effect is within a tenth of a point (benchmarks/results/adapt.md).
 Fine-tuning the weights on the adapted model's own word-decoded cuts (self-training, a few
 minutes on msr_dev's text) was tried too and did not beat the table alone on dev, so it is not
@@ -28,13 +32,16 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
+
 from ..corpus import iter_raw_lines
+from ..decoding import WordDecoding
 from ..files import check_new_folder, staged_folder
 from ..integrity import write_manifest
 from ..model import check_folder, embedded_model_path, read_profile, resolve_model_folder
 from ..profile import PROFILE_FILE
-from ..text import HAN_RE
-from ..wordstats import TABLE_FILE, TABLE_REFERENCE, WordTable, table_path
+from ..text import HAN_RE, han_mask
+from ..wordstats import TABLE_FILE, TABLE_REFERENCE, WordTable, _hash_step, code_points, table_path
 from .model_card import append_card_section
 
 # (Han characters of the raw text at least, min_count): strings seen this often are added. Dev:
@@ -90,7 +97,8 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     record = {
         "base": _model_name(base), "raw": [str(p) for p in raw], "chars": chars, "han_chars": han_chars,
         "min_count": min_count, "max_n": max_n, "added_ngrams": added,
-        "recipe": "model's table + the raw text's n-grams it lacks, seen >= min_count times",
+        "recipe": "model's table + the raw text's n-grams it lacks, seen >= min_count times, "
+                  "but for those that are a known string and a common single-character word",
         "seconds": round(seconds, 1), "command": command,
     }
     adapted = replace(
@@ -113,8 +121,47 @@ def adapted_table(shipped: WordTable | None, lines: list[str], min_count: int | 
     domain = WordTable.from_texts(lines, max_n=max_n, min_count=1)
     han_chars = int(domain.info["chars"])
     min_count = min_count or auto_min_count(han_chars)
-    table = domain.pruned(min_count) if shipped is None else shipped.combined_with(domain, min_count)
-    return table, han_chars, min_count, max_n
+    if shipped is None:
+        return domain.pruned(min_count), han_chars, min_count, max_n
+    phrases = phrase_keys(shipped, domain.pruned(min_count), "\n".join(lines))
+    kept = WordTable({n: tuple(column[~np.isin(keys, phrases.get(n, ()))] for column in (keys, *rest))
+                      for n, (keys, *rest) in domain.tables.items()}, domain.info)
+    return shipped.combined_with(kept, min_count), han_chars, min_count, max_n
+
+
+def phrase_keys(shipped: WordTable, domain: WordTable, text: str,
+                common: float = WordDecoding.units_common) -> dict[int, np.ndarray]:
+    """The hashes, by length, of domain strings the shipped table lacks that read as a phrase:
+    a common single-character word (unigram log p >= `common`) at one end, and the rest a string
+    the shipped table holds (or one character): 药疹+的, 了+茶话会. Found at one occurrence each
+    in `text` (the domain's lines joined), the way WordTable.from_texts hashed them. Empty
+    without a unigram model (the commonness is its log p)."""
+    if shipped.unigram is None:
+        return {}
+    codepoints = code_points(text)
+    han = han_mask(codepoints)
+    hashes = np.zeros(len(codepoints), dtype=np.uint64)
+    valid = np.ones(len(codepoints), dtype=bool)
+    found = {}
+    for n in range(1, domain.max_n + 1):
+        hashes = _hash_step(hashes[: len(codepoints) - n + 1], codepoints[n - 1 :])
+        valid = valid[: len(hashes)] & han[n - 1 :]
+        if not len(hashes):
+            break
+        if n < 2 or n not in domain.tables:
+            continue
+        keys = domain.tables[n][0]
+        new = keys[~np.isin(keys, shipped.tables[n][0])] if n in shipped.tables else keys
+        at = np.flatnonzero(valid & np.isin(hashes, new))
+        keys, first = np.unique(hashes[at], return_index=True)
+        start = at[first]  # one occurrence of each new string
+        phrase = np.zeros(len(start), dtype=bool)
+        for edge, rest in ((start + n - 1, start), (start, start + 1)):  # common word last, then first
+            ones = np.ones(len(start), dtype=np.int64)
+            known = shipped.autonomy_at(text, rest, ones * (n - 1))
+            phrase |= (shipped.logp_at(text, edge, ones) >= common) & ((n == 2) | ~np.isnan(known))
+        found[n] = keys[phrase]
+    return found
 
 
 def _model_name(folder: Path) -> str:
@@ -139,7 +186,8 @@ def card_note(record: dict) -> str:
 This folder is {record['base']} with its word table (`ngrams.npz`) adapted to {record['chars']:,} characters
 of raw text ({record['han_chars']:,} Han): {files}. The n-grams of that text (n <= {record['max_n']}) that the
 model's table lacked and that occur at least {record['min_count']} times were added with their autonomy
-({record['added_ngrams']:,} n-grams); the model's own entries, its weights and its head profile are
+({record['added_ngrams']:,} n-grams), but for phrases of a known string and a common single-character word
+(药疹的); the model's own entries, its weights and its head profile are
 unchanged. No labels were used. {record['seconds']:.1f} s.
 
 Command: `{record['command']}`
