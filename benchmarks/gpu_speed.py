@@ -5,7 +5,10 @@
     python benchmarks/gpu_speed.py --device cpu --sentences 50 --batch-sizes 16 64   # the same code paths on the CPU
 
 The reference is the CPU path as users get it: Segmenter() with its default engine (onnx when the
-model folder has a current export, else numpy) on 1 thread, batches of 64. Then each requested path:
+model folder has a current export, else numpy) on 1 thread, batches of 64; for the torch path, which
+computes in float, the numpy engine (float, same scores to 1e-5) where that export is int8 (the
+embedded default's: its words differ from float ones on a few sentences in a hundred). Then each
+requested path:
   torch       Segmenter(device=--device, engine="torch"): transformers + segmenter/attention.py on the device
   onnx-cuda   the model's model.onnx on onnxruntime's CUDAExecutionProvider (device_id from --device cuda:N).
               Only the separate onnxruntime-gpu package has it (`pip uninstall onnxruntime && pip install
@@ -195,27 +198,42 @@ def machine_line(device: str) -> str:
     return ", ".join(parts)
 
 
-def run(args) -> dict:
+def cpu_reference(model: str | None, engine: str, texts: list[str]):
+    """The CPU path on 1 thread, batches of 64: its row, its (words, plans) and the Segmenter."""
     from segmenter.api import Segmenter
 
-    texts = read_texts(Path(args.input), args.sentences, args.raw)
-    if not texts:
-        raise SystemExit(f"{args.input}: no sentences")
-    chars = sum(len(t) for t in texts)
     start = time.perf_counter()
-    ref = Segmenter(args.model, num_threads=1)
+    ref = Segmenter(model, num_threads=1, engine=engine)
     load_s = time.perf_counter() - start
     start = time.perf_counter()
     ref.segment_batch(texts[:ref.batch_size])
     warm_s = time.perf_counter() - start
     start = time.perf_counter()
-    ref_words = ref.segment_batch(texts)
+    words = ref.segment_batch(texts)
     seconds = time.perf_counter() - start
-    ref_plans = ref.score_texts(texts, show_progress=False)
     row = {"path": f"cpu reference ({ref.engine}, 1 thread)", "device": "cpu", "load_s": load_s,
-           "batch_size": ref.batch_size, "warm_s": warm_s, "seconds": seconds, "chars_per_s": chars / seconds,
-           "peak_gpu_mb": None, "differing": 0, "examples": [], "max_score_diff": 0.0}
+           "batch_size": ref.batch_size, "warm_s": warm_s, "seconds": seconds,
+           "chars_per_s": sum(map(len, texts)) / seconds, "peak_gpu_mb": None, "differing": 0, "examples": [],
+           "max_score_diff": 0.0}
+    return row, (words, ref.score_texts(texts, show_progress=False)), ref
+
+
+def run(args) -> dict:
+    from segmenter.onnx_engine import exported_kind
+
+    texts = read_texts(Path(args.input), args.sentences, args.raw)
+    if not texts:
+        raise SystemExit(f"{args.input}: no sentences")
+    chars = sum(len(t) for t in texts)
+    row, graph_reference, ref = cpu_reference(args.model, "auto", texts)
     rows, unavailable = [row], {}
+    # The torch path computes in float: its reference is the CPU's float arithmetic. That is the
+    # default's own where its graph holds float weights (or it has none), else the numpy engine's
+    # (an int8 graph's words differ from float ones on a few sentences in a hundred: onnx_static.py).
+    float_reference = graph_reference
+    if "torch" in args.paths and ref.engine == "onnx" and exported_kind(ref.reader.path) != "float":
+        float_row, float_reference, _ = cpu_reference(args.model, "numpy", texts)
+        rows.append(float_row)
     for path in args.paths:
         device = "cpu" if path == "onnx-cpu" else args.device
         start = time.perf_counter()
@@ -227,7 +245,8 @@ def run(args) -> dict:
             continue
         load_s = time.perf_counter() - start
         for batch_size in args.batch_sizes:
-            result = measure(seg, texts, batch_size, device, memory, (ref_words, ref_plans))
+            result = measure(seg, texts, batch_size, device, memory,
+                             float_reference if path == "torch" else graph_reference)
             rows.append({"path": f"{path} ({seg.engine})", "device": device, "load_s": load_s, **result})
             print(f"{path} batch {batch_size}: {result['chars_per_s']:,.0f} chars/s, "
                   f"{result['differing']} differing", file=sys.stderr)

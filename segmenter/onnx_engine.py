@@ -18,7 +18,10 @@ batched with it, so the words change with the batch size and the number of threa
 (AVX-512 VNNI) they made the whole pipeline of the previous, 768-wide default 1.35x faster and
 of a 256-wide one 1.13x (benchmarks/results/students_dev.md; runtimes.md: the shipped default),
 F1 within 0.0006 on six dev files; issue 25 saw a CPU without VNNI run int8 no faster. (With the 6-layer model of v0.1,
-int8 moved scores by ~5 and lost 0.013 F1.)
+int8 moved scores by ~5 and lost 0.013 F1.) Static int8 (`export_onnx(int8="static")`,
+`segmenter export-onnx --int8 static --calibration RAW…`: onnx_static.py) fixes the activation
+scales beforehand from raw text, so a window's scores no longer depend on its batch: the
+embedded default ships that graph; its numpy and torch engines still compute in float.
 """
 from __future__ import annotations
 
@@ -41,7 +44,8 @@ from .vocab import CharVocab
 ONNX_FILE = "model.onnx"
 HEADS_KEY = "segmenter_heads"
 WEIGHTS_KEY = "segmenter_weights_sha256"  # of the folder's model.safetensors: a stale export is not used
-INT8_KEY = "segmenter_int8"  # present when the export quantised its weights (export_onnx(int8=True))
+INT8_KEY = "segmenter_int8"  # present when the export quantised its weights dynamically (export_onnx(int8=True))
+STATIC_KEY = "segmenter_int8_static"  # present (how it was calibrated) in a static int8 graph (onnx_static.py)
 
 
 def weights_fingerprint(folder: Path) -> str:
@@ -51,14 +55,16 @@ def weights_fingerprint(folder: Path) -> str:
     return hashlib.sha256((Path(folder) / "model.safetensors").read_bytes()).hexdigest()
 
 
-def exported_int8(path: Path) -> bool:
-    """Whether the graph at `path` was exported with int8 weights (a refined copy exports the same kind)."""
+def exported_kind(path: Path) -> str:
+    """How the graph at `path` was exported: "float", "int8" (dynamic) or "static" (static int8,
+    onnx_static.py); a refined copy exports the same kind."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    return INT8_KEY in session.get_modelmeta().custom_metadata_map
+    metadata = session.get_modelmeta().custom_metadata_map
+    return "static" if STATIC_KEY in metadata else "int8" if INT8_KEY in metadata else "float"
 
 
 def onnx_available(folder: Path) -> bool:
@@ -67,10 +73,18 @@ def onnx_available(folder: Path) -> bool:
     return (Path(folder) / ONNX_FILE).is_file() and importlib.util.find_spec("onnxruntime") is not None
 
 
-def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
-    """Write the reader graph of a Segmenter(engine="torch") to `path` (int8: quantised weights)."""
+def export_onnx(segmenter, path: str | Path, int8: bool | str = False, calibration: list[str] | None = None,
+                calibration_source: str = "") -> Path:
+    """Write the reader graph of a Segmenter(engine="torch") to `path`. int8: False (float
+    weights), True or "dynamic" (int8 weights, per-batch activation scales: see above) or "static"
+    (int8 with activation scales measured on `calibration`, raw lines: onnx_static.py)."""
     import torch
 
+    if int8 not in (False, True, "dynamic", "static"):
+        raise ValueError(f"int8 must be False, True, 'dynamic' or 'static', got {int8!r}")
+    kind = "dynamic" if int8 is True else int8
+    if kind == "static" and not calibration:
+        raise ValueError("int8='static' needs calibration: raw lines whose windows set the activation scales")
     reader, path = segmenter.reader, Path(path)
     attention = reader.attention
 
@@ -117,7 +131,13 @@ def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
                 dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
                               "logits": {0: "batch", 2: "tokens", 3: "tokens"}},
             )
-        if int8:
+        if kind == "static":
+            from .onnx_static import calibration_feeds, quantize_static
+
+            quantized = path.with_name(f".{path.name}.int8")
+            quantize_static(exported, quantized, calibration_feeds(segmenter, calibration))
+            os.replace(quantized, exported)
+        elif kind == "dynamic":
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
             quantized = path.with_name(f".{path.name}.int8")
@@ -134,13 +154,18 @@ def export_onnx(segmenter, path: str | Path, int8: bool = False) -> Path:
         graph = onnx.load(str(exported))
     finally:
         exported.unlink(missing_ok=True)
-    if not int8:
-        store_float16(graph)
+    if kind != "dynamic":
+        store_float16(graph)  # float weights (and a static graph's embeddings): half the file
     entry = graph.metadata_props.add()
     entry.key, entry.value = HEADS_KEY, json.dumps([list(h) for h in reader.heads])
-    if int8:
+    if kind == "dynamic":
         entry = graph.metadata_props.add()
         entry.key, entry.value = INT8_KEY, "dynamic, per channel"
+    elif kind == "static":
+        from .onnx_static import calibration_record
+
+        entry = graph.metadata_props.add()
+        entry.key, entry.value = STATIC_KEY, calibration_record(calibration, calibration_source)
     if (segmenter.folder / "model.safetensors").is_file():
         entry = graph.metadata_props.add()
         entry.key, entry.value = WEIGHTS_KEY, weights_fingerprint(segmenter.folder)

@@ -107,3 +107,48 @@ def test_export_stores_float16_weights_exactly(exported, tmp_path):
     numpy_seg = Segmenter(half, window=30, overlap=8, engine="numpy")
     assert onnx_seg.engine == "onnx"
     assert np.abs(junction_scores(onnx_seg, TEXTS) - junction_scores(numpy_seg, TEXTS)).max() < 1e-4
+
+
+def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
+    """A static int8 graph (activation scales from raw lines, onnx_static.py) gives each window the
+    same scores whatever shares its batch, and the words of one thread and of two; the command
+    needs its calibration text; refine / shrink would export their copies the same kind."""
+    import random
+
+    from segmenter.onnx_engine import STATIC_KEY, exported_kind
+    from segmenter.train.derived import onnx_kind
+
+    folder = shutil.copytree(exported, tmp_path / "static")
+    raw = tmp_path / "raw.txt"
+    rng = random.Random(3)
+    raw.write_text("\n".join("".join(rng.choice(TEXTS[-1]) for _ in range(rng.randint(10, 120))) for _ in range(300)) + "\n",
+                   encoding="utf-8")
+    command = [sys.executable, "-m", "segmenter", "export-onnx", "-m", str(folder), "-q"]
+    refused = subprocess.run(command + ["--int8", "static"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "--calibration" in refused.stderr and refused.stderr.count("\n") == 1
+    done = subprocess.run(command + ["--int8", "static", "--calibration", str(raw)], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert exported_kind(folder / "model.onnx") == "static" == onnx_kind(folder) and onnx_kind(exported) == "float"
+    one = Segmenter(folder, window=30, overlap=8, num_threads=1, processes=False)
+    assert one.engine == "onnx" and STATIC_KEY in one.reader.session.get_modelmeta().custom_metadata_map
+    texts = TEXTS * 3
+    together = junction_scores(one, texts)
+    alone = np.concatenate([junction_scores(one, [text]) for text in texts])
+    np.testing.assert_array_equal(together, alone)
+    float_scores = junction_scores(Segmenter(exported, window=30, overlap=8, num_threads=1), texts)
+    assert 0 < np.abs(together - float_scores).max() < 1.0  # quantised: near the float graph, not equal
+    two = Segmenter(folder, window=30, overlap=8, num_threads=2, processes=False)
+    assert two.segment_batch(texts) == one.segment_batch(texts) == [one.segment(t) for t in texts]
+    with pytest.raises(ValueError, match="needs calibration"):
+        from segmenter.onnx_engine import export_onnx
+
+        export_onnx(Segmenter(folder, engine="torch"), tmp_path / "x.onnx", int8="static")
+
+
+@pytest.mark.slow
+def test_the_default_ships_a_static_int8_graph():
+    from segmenter.model import embedded_model_path
+    from segmenter.onnx_engine import exported_kind
+
+    assert exported_kind(embedded_model_path() / "model.onnx") == "static"

@@ -56,7 +56,7 @@ def test_distill_ffn_writes_the_teacher_shrunk(tmp_path, planted_model_dir):
     width and an int8 graph, keeps the teacher's profile with a record, and still finds every word."""
     from segmenter import HeadProfile, Segmenter
     from segmenter.bench.evaluation import score
-    from segmenter.onnx_engine import exported_int8
+    from segmenter.onnx_engine import exported_kind
     from segmenter.train.derived import onnx_kind
     from segmenter.train.distill import DistillConfig, distill
 
@@ -72,7 +72,7 @@ def test_distill_ffn_writes_the_teacher_shrunk(tmp_path, planted_model_dir):
     profile = HeadProfile.load(out)
     assert profile.heads == HeadProfile.load(planted_model_dir).heads and "shrunk to 16 neurons" in profile.source
     assert profile.extra["shrink"]["from_ffn"] == 128 and profile.extra["shrink"]["training"]["steps"] > 0
-    assert onnx_kind(out) == "int8" and exported_int8(out / "model.onnx") and onnx_kind(planted_model_dir) is None
+    assert onnx_kind(out) == "int8" and exported_kind(out / "model.onnx") == "int8" and onnx_kind(planted_model_dir) is None
     gold = planted_sentences(40, seed=9)
     texts = ["".join(words) for words in gold]
     for engine in ("onnx", "numpy"):

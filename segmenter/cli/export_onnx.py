@@ -7,13 +7,19 @@ from pathlib import Path
 
 from . import CLIError
 
+CALIBRATION_CHARS = 100_000  # of raw text, in lines of 8-250 characters, sampled with seed 0
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None, help="model folder (default: the embedded model)")
     parser.add_argument("-o", "--output", default=None, help="file to write (default: MODEL/model.onnx)")
-    parser.add_argument("--int8", action="store_true",
-                        help="int8 weights (dynamic quantisation): faster on CPUs with VNNI, but scores move and "
-                             "depend on which windows share a batch (words change with threads and batch size)")
+    parser.add_argument("--int8", nargs="?", const="dynamic", choices=("dynamic", "static"), default=None,
+                        help="int8 weights, faster on CPUs with VNNI. dynamic (--int8 alone): scores depend on which "
+                             "windows share a batch (words change with threads and batch size); static: activation "
+                             "scales fixed from --calibration raw text, words the same for any batch")
+    parser.add_argument("--calibration", nargs="+", metavar="RAW", default=None,
+                        help="with --int8 static: raw text files (one text a line); a seeded sample of "
+                             f"{CALIBRATION_CHARS:,} characters sets the activation scales")
     parser.add_argument("-q", "--quiet", action="store_true")
 
 
@@ -22,15 +28,31 @@ def run(args: argparse.Namespace) -> int:
     from ..model import ModelLoadError
     from ..onnx_engine import ONNX_FILE, export_onnx
 
+    if (args.int8 == "static") != bool(args.calibration):
+        raise CLIError("--int8 static needs --calibration RAW… (raw text files), and --calibration goes with it")
+    for path in args.calibration or ():
+        if not Path(path).is_file():
+            raise CLIError(f"--calibration: no such file: {path}")
     try:
         segmenter = Segmenter(args.model, engine="torch")
     except (ModelLoadError, ValueError, TypeError) as err:
         raise CLIError(str(err)) from None
+    calibration = None
+    if args.calibration:
+        from ..onnx_static import CALIBRATION_LINES
+        from ..train.selftrain import sample_lines
+
+        calibration = sample_lines(args.calibration, CALIBRATION_CHARS, 0, 8, 250)[:CALIBRATION_LINES]
+        if not calibration:
+            raise CLIError(f"--calibration: no lines of 8-250 characters in {', '.join(args.calibration)}")
     out = Path(args.output) if args.output else segmenter.folder / ONNX_FILE
     if not os.access(out.parent if out.parent.exists() else Path("."), os.W_OK):
         raise CLIError(f"cannot write {out}; pass -o FILE "
                        "(and copy the model folder beside it: Segmenter.save_pretrained)")
-    export_onnx(segmenter, out, int8=args.int8)
+    source = ""
+    if calibration:
+        source = f"{len(calibration)} lines sampled (seed 0) from {', '.join(map(str, args.calibration))}"
+    export_onnx(segmenter, out, int8=args.int8 or False, calibration=calibration, calibration_source=source)
     if out.parent.resolve() == segmenter.folder.resolve():  # its entry in the folder's checksums.json
         from ..integrity import update_manifest
 

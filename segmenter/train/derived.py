@@ -3,8 +3,8 @@
 The source folder's files are copied (its head profile with the runtime entry, word table,
 vocabulary, card), the new weights replace its own (float16), the profile records how they
 were made, the card gets a section, and model.onnx is exported again in the source's kind
-(float or int8 weights) when the source had one: else engine="auto" would find none and run
-numpy, which is correct too, only slower.
+(float, int8 or static int8 weights, the last calibrated on raw lines the caller read) when the
+source had one: else engine="auto" would find none and run numpy, which is correct too, only slower.
 """
 from __future__ import annotations
 
@@ -14,25 +14,25 @@ from pathlib import Path
 
 from ..files import staged_folder
 from ..integrity import write_manifest
-from ..onnx_engine import ONNX_FILE, export_onnx, exported_int8
+from ..onnx_engine import ONNX_FILE, export_onnx, exported_kind
+from ..onnx_static import CALIBRATION_LINES
 from ..profile import PROFILE_FILE
 from .model_card import append_card_section
 
 
 def onnx_kind(folder: Path) -> str | None:
-    """How folder/model.onnx stores its weights: "int8", "float", or None when there is none."""
+    """How folder/model.onnx stores its weights: "float", "int8" (dynamic), "static" (static
+    int8), or None when there is none."""
     path = Path(folder) / ONNX_FILE
-    if not path.is_file():
-        return None
-    return "int8" if exported_int8(path) else "float"
+    return exported_kind(path) if path.is_file() else None
 
 
 def write_derived_folder(source: Path, out: Path, model, key: str, record: dict, describe: str, card_section: str,
-                         onnx: str | None) -> None:
+                         onnx: str | None, raw: list[str] = ()) -> None:
     """Write `out`: source's files, `model`'s weights (float16) and config, profile.extra[key] =
     record (an earlier record under the same key moves to f"{key}_earlier"), `describe` appended
     to the profile's source, `card_section` to the card; model.onnx exported as `onnx` says
-    ("float", "int8" or None: none)."""
+    ("float", "int8", "static": calibrated on the first CALIBRATION_LINES of `raw`; None: none)."""
     from ..api import Segmenter
     from .selftrain import save_half
 
@@ -55,6 +55,9 @@ def write_derived_folder(source: Path, out: Path, model, key: str, record: dict,
         profile_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         append_card_section(building, card_section)
         if onnx is not None:
-            export_onnx(Segmenter(building, engine="torch"), building / ONNX_FILE, int8=onnx == "int8")
+            kind = {"float": False, "int8": "dynamic", "static": "static"}[onnx]
+            calibration = list(raw[:CALIBRATION_LINES]) if onnx == "static" else None
+            export_onnx(Segmenter(building, engine="torch"), building / ONNX_FILE, int8=kind, calibration=calibration,
+                        calibration_source=f"the first {len(calibration or ())} lines {key} trained on")
         write_manifest(building)  # checksums.json, checked on load (integrity.py)
 

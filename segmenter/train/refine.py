@@ -113,7 +113,7 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
     again = "" if record["round"] == 1 else f"again (round {record['round']}) "
     write_derived_folder(folder, out, model, "refine", record,
                          f"refined {again}on its own pipeline's words ({record['label_chars']:,} raw characters)",
-                         card_note(record), onnx=onnx_kind(folder))
+                         card_note(record), onnx=onnx_kind(folder), raw=texts)
     record["minutes"] = (time.monotonic() - started) / 60
     return record
 

@@ -110,5 +110,6 @@ def train_shrunk(config, plans, teacher_profile) -> tuple[Path, dict]:
                f"{config.epochs} pass; final loss {stats['final_loss']:.4f}). No segmented text. model.onnx: "
                f"{onnx or 'none'} weights. Command: `{config.command}`\n")
     write_derived_folder(teacher, out, model, "shrink", record,
-                         f"feed-forward layers shrunk to {config.ffn} neurons, trained on its scores", section, onnx)
+                         f"feed-forward layers shrunk to {config.ffn} neurons, trained on its scores", section, onnx,
+                         raw=[p.text for p in plans])
     return out, {**stats, "label_chars": label_chars}

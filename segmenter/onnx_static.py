@@ -1,0 +1,89 @@
+"""Static int8: the reader graph with int8 weights and activation scales fixed once, from raw text.
+
+Dynamic quantisation (onnx_engine.export_onnx(int8="dynamic")) takes each batch's activation
+scale from that batch, so a window's scores depend on the windows batched with it and the words
+change with the number of threads and the batch size. Static quantisation measures the scales
+once, on the batches the pipeline itself makes from raw text (`calibration_feeds`), and writes
+them into the graph: every window then gets the same arithmetic whatever shares its batch, and
+the words are the same for any threads, batch size or helper processes.
+
+onnxruntime's quantize_static, QOperator format (QLinearMatMul: uint8 activations, int8 weights
+with one scale per output channel), MinMax ranges with a moving average, matrix products only
+(embeddings, layer norms and the attention logits stay float). On the embedded default
+(issue 25; this machine's CPU has AVX-512 VNNI): the whole pipeline 1.17x as fast on one thread
+as with the float graph in 9 alternating runs (benchmarks/results/static_int8_dev.md; 1.03x to
+1.13x in shorter runs), words the same for 1 or 2 threads and any batch size, F1 within 0.0009
+of the float graph on each of the six dev files. The QDQ format with int8 activations was tried
+and ran slower than the float graph (0.76x). The numpy and torch engines compute in float:
+their words differ from this graph's on a few sentences in a hundred.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from .reader import batch_ids
+
+CALIBRATION_LINES = 800  # raw lines whose windows set the activation ranges (the shipped graph: 31,594 characters)
+
+
+def calibration_feeds(segmenter, texts: list[str]) -> list[dict[str, np.ndarray]]:
+    """The inputs the pipeline gives the graph for `texts`: one {input_ids, attention_mask} per
+    batch of windows (the reader's own batching), recorded while `segmenter` scores them."""
+    reader, feeds = segmenter.reader, []
+    forward = type(reader)._forward
+
+    def recording(batch: list[np.ndarray], tokens: int) -> np.ndarray:
+        ids, mask, _ = batch_ids(batch, tokens, reader.vocab)
+        feeds.append({"input_ids": ids, "attention_mask": mask.astype(np.int64)})
+        return forward(reader, batch, tokens)
+
+    reader._forward = recording  # this reader only, for this call
+    try:
+        segmenter.score_texts(texts, show_progress=False)
+    finally:
+        del reader._forward
+    return feeds
+
+
+def quantize_static(float_graph: Path, out: Path, feeds: list[dict[str, np.ndarray]]) -> None:
+    """Write `out`: `float_graph` with int8 matrix products whose activation scales come from `feeds`."""
+    from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType
+    from onnxruntime.quantization import quantize_static as ort_quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    if not feeds:
+        raise ValueError("static int8 needs calibration text with Han characters; none was given")
+
+    class Feeds(CalibrationDataReader):
+        def __init__(self):
+            self.remaining = iter(feeds)
+
+        def get_next(self):
+            return next(self.remaining, None)
+
+    prepared = out.with_name(f".{out.name}.pre")
+    root = logging.getLogger()  # the quantiser logs hints there on every call
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        # The graph's shapes depend on the batch: symbolic inference cannot finish, the rest can.
+        quant_pre_process(str(float_graph), str(prepared), skip_symbolic_shape=True)
+        ort_quantize_static(str(prepared), str(out), Feeds(), quant_format=QuantFormat.QOperator,
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, per_channel=True,
+                            op_types_to_quantize=["MatMul", "Gemm"], calibrate_method=CalibrationMethod.MinMax,
+                            extra_options={"CalibMovingAverage": True})
+    finally:
+        root.setLevel(level)
+        prepared.unlink(missing_ok=True)
+        for leftover in out.parent.glob(f".{out.name}.pre*"):  # external data the pre-processing may write
+            leftover.unlink()
+
+
+def calibration_record(texts: list[str], source: str) -> str:
+    """What calibrated the graph: the value of its metadata entry onnx_engine.STATIC_KEY (JSON)."""
+    return json.dumps({"lines": len(texts), "chars": sum(map(len, texts)), "source": source,
+                       "format": "QOperator, uint8 activations, int8 weights per channel, MinMax"}, ensure_ascii=False)
