@@ -8,14 +8,16 @@ them into the graph: every window then gets the same arithmetic whatever shares 
 the words are the same for any threads, batch size or helper processes.
 
 onnxruntime's quantize_static, QOperator format (QLinearMatMul: uint8 activations, int8 weights
-with one scale per output channel), MinMax ranges with a moving average, matrix products only
-(embeddings, layer norms and the attention logits stay float). On the embedded default
-(issue 25; this machine's CPU has AVX-512 VNNI): the whole pipeline 1.17x as fast on one thread
-as with the float graph in 9 alternating runs (benchmarks/results/static_int8_dev.md; 1.03x to
-1.13x in shorter runs), words the same for 1 or 2 threads and any batch size, F1 within 0.0009
-of the float graph on each of the six dev files. The QDQ format with int8 activations was tried
-and ran slower than the float graph (0.76x). The numpy and torch engines compute in float:
-their words differ from this graph's on a few sentences in a hundred.
+with one scale per output channel), MinMax ranges with a moving average, the products of an
+activation and a weight matrix only: embeddings, layer norms and the attention products (query x
+key, the logits the boundary is read from, and probabilities x values) stay float. Quantising
+those too gave the same speed and a mean dev F1 0.0003 lower. On the embedded default
+(issue 25; this machine's CPU has AVX-512 VNNI): the whole pipeline 1.13x as fast on one thread
+as with the float graph in 9 alternating runs (benchmarks/results/static_int8_dev.md; 1.02x to
+1.17x in other runs), words the same for 1 or 2 threads and any batch size, F1 within 0.0010 of
+the float graph on each of the six dev files and the mean equal. The QDQ format with int8
+activations was tried and ran slower than the float graph (0.76x). The numpy and torch engines
+compute in float: their words differ from this graph's on a few sentences in a hundred.
 """
 from __future__ import annotations
 
@@ -65,6 +67,8 @@ def quantize_static(float_graph: Path, out: Path, feeds: list[dict[str, np.ndarr
         def get_next(self):
             return next(self.remaining, None)
 
+    import onnx
+
     prepared = out.with_name(f".{out.name}.pre")
     root = logging.getLogger()  # the quantiser logs hints there on every call
     level = root.level
@@ -75,6 +79,7 @@ def quantize_static(float_graph: Path, out: Path, feeds: list[dict[str, np.ndarr
         ort_quantize_static(str(prepared), str(out), Feeds(), quant_format=QuantFormat.QOperator,
                             activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, per_channel=True,
                             op_types_to_quantize=["MatMul", "Gemm"], calibrate_method=CalibrationMethod.MinMax,
+                            nodes_to_exclude=attention_products(onnx.load(str(prepared)).graph),
                             extra_options={"CalibMovingAverage": True})
     finally:
         root.setLevel(level)
@@ -83,7 +88,17 @@ def quantize_static(float_graph: Path, out: Path, feeds: list[dict[str, np.ndarr
             leftover.unlink()
 
 
+def attention_products(graph) -> list[str]:
+    """The names of the MatMul nodes that multiply two activations (no weight among their
+    inputs, a float16-stored weight's Cast included): the attention products."""
+    weights = {tensor.name for tensor in graph.initializer}
+    weights |= {node.output[0] for node in graph.node if node.op_type == "Cast" and node.input[0] in weights}
+    return [node.name for node in graph.node
+            if node.op_type == "MatMul" and not any(name in weights for name in node.input)]
+
+
 def calibration_record(texts: list[str], source: str) -> str:
     """What calibrated the graph: the value of its metadata entry onnx_engine.STATIC_KEY (JSON)."""
     return json.dumps({"lines": len(texts), "chars": sum(map(len, texts)), "source": source,
-                       "format": "QOperator, uint8 activations, int8 weights per channel, MinMax"}, ensure_ascii=False)
+                       "format": "QOperator, uint8 activations, int8 weights per channel, MinMax; "
+                                 "attention products float"}, ensure_ascii=False)

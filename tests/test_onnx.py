@@ -130,6 +130,13 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert exported_kind(folder / "model.onnx") == "static" == onnx_kind(folder) and onnx_kind(exported) == "float"
+    import onnx
+
+    from segmenter.onnx_static import attention_products
+
+    graph = onnx.load(str(folder / "model.onnx")).graph  # weights' products int8, attention products float
+    assert any(n.op_type == "QLinearMatMul" for n in graph.node)
+    assert [n.name for n in graph.node if n.op_type == "MatMul"] == attention_products(graph) != []
     one = Segmenter(folder, window=30, overlap=8, num_threads=1, processes=False)
     assert one.engine == "onnx" and STATIC_KEY in one.reader.session.get_modelmeta().custom_metadata_map
     texts = TEXTS * 3
