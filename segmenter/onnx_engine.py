@@ -55,6 +55,13 @@ def weights_fingerprint(folder: Path) -> str:
     return hashlib.sha256((Path(folder) / "model.safetensors").read_bytes()).hexdigest()
 
 
+# Fusions left out of every session. onnxruntime 1.32 fuses the static graph's residual Add and
+# LayerNormalization into a SkipLayerNormalization that takes 19% of the graph's time on one
+# thread (its two unfused nodes: 4%); unfused, the static default runs 1.2x faster at batches of
+# 64 windows of 32-128 tokens, and a float graph the same (benchmarks/results/fusions.md).
+UNFUSED = ("SkipLayerNormFusion",)
+
+
 def exported_kind(path: Path) -> str:
     """How the graph at `path` was exported: "float", "int8" (dynamic) or "static" (static int8,
     onnx_static.py); a refined copy exports the same kind."""
@@ -232,7 +239,9 @@ class OnnxReader(WindowReader):
         # ~20 MiB less after 6,000 lines, at the same speed (benchmarks/big_input.py).
         options.enable_mem_pattern = False
         try:
-            self.session = onnxruntime.InferenceSession(str(self.path), options, providers=self.providers)
+            self.session = onnxruntime.InferenceSession(
+                str(self.path), options, providers=self.providers, disabled_optimizers=list(UNFUSED)
+            )
         except Exception as err:  # onnxruntime raises its own exception types
             raise ModelLoadError(f"{self.path} is unreadable or corrupt: {err}") from None
         self.threads = threads
