@@ -56,8 +56,8 @@ def weights_fingerprint(folder: Path) -> str:
 
 
 # Fusions left out of every session. onnxruntime 1.32 fuses the static graph's residual Add and
-# LayerNormalization into a SkipLayerNormalization that takes 19% of the graph's time on one
-# thread (its two unfused nodes: 4%); unfused, the static default runs 1.2x faster at batches of
+# LayerNormalization into a SkipLayerNormalization that takes 16-21% of the graph's time on one
+# thread (its two unfused nodes: ~4%); unfused, the static default runs 1.2x faster at batches of
 # 64 windows of 32-128 tokens, and a float graph the same (benchmarks/results/fusions.md).
 UNFUSED = ("SkipLayerNormFusion",)
 

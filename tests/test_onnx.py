@@ -158,7 +158,8 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
     from segmenter.onnx_static import attention_products
 
     graph = onnx.load(str(folder / "model.onnx")).graph  # weights' products int8, attention products float
-    assert any(n.op_type == "QLinearMatMul" for n in graph.node)
+    ops = [n.op_type for n in graph.node]  # int8 products straight to float, bias included (products_to_float)
+    assert "MatMulIntegerToFloat" in ops and not {"QLinearMatMul", "DequantizeLinear"} & set(ops)
     assert [n.name for n in graph.node if n.op_type == "MatMul"] == attention_products(graph) != []
     one = Segmenter(folder, window=30, overlap=8, num_threads=1, processes=False)
     assert one.engine == "onnx" and STATIC_KEY in one.reader.session.get_modelmeta().custom_metadata_map
