@@ -197,10 +197,14 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     starts, sizes, firsts = starts[whole], (ends - starts)[whole], firsts[whole]
     if not len(starts):
         return cuts
-    # Autonomy of every string starting at every character of the joined texts: strings that
-    # cross a text's end are never read (a word may not run past its run: word_values).
+    # Autonomy (and log p) of every string inside a decoded run of the joined texts: a word may
+    # not run past its run (word_values), so the strings that would are not looked up.
     joined = "\n".join(texts)
-    autonomy, logp = table.autonomy_and_logp(joined, options.max_len)
+    run_of = np.repeat(np.arange(len(sizes)), sizes)
+    k = np.arange(len(run_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # index inside its run
+    room = np.zeros(len(joined), dtype=np.int64)  # characters left in its run: no longer word is read
+    room[starts[run_of] + k] = sizes[run_of] - k
+    autonomy, logp = table.autonomy_and_logp(joined, options.max_len, room)
     flat = [c for c in combined if c is not None and len(c)]
     scores = np.clip(options.beta * np.concatenate(flat).astype(np.float64), -options.beta * options.clip,
                      options.beta * options.clip)
@@ -215,11 +219,10 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             rows = np.where(inside, starts[group, None] + k[None, :], 0)
             values = options.word_values(autonomy[rows], np.where(inside, sizes[group, None] - k[None, :], 0),
                                          None if logp is None else logp[rows])
-            junction = np.where(k[None, :] < sizes[group, None] - 1, firsts[group, None] + k[None, :], 0)
-            gains = np.where(k[None, :] < sizes[group, None] - 1, scores[junction], 0.0)
-            ends = best_words(gains, values, sizes[group])
-            for r, g in enumerate(group):
-                cut[firsts[g] : firsts[g] + sizes[g] - 1] = ends[r, : sizes[g] - 1]
+            has_junction = k[None, :] < sizes[group, None] - 1  # (R, N): a junction follows character k
+            junction = np.where(has_junction, firsts[group, None] + k[None, :], 0)
+            gains = np.where(has_junction, scores[junction], 0.0)
+            cut[junction[has_junction]] = best_words(gains, values, sizes[group])[has_junction]
     if options.join_units is not None or options.units_logp is not None:
         join_units(cut, joined, starts, sizes, firsts, table, options)
     if options.join2 is not None or options.join3 is not None or options.join4 is not None:
@@ -387,9 +390,9 @@ def _join_pairs(cut: np.ndarray, after: np.ndarray, chosen: np.ndarray) -> None:
 
 def _by_size(runs: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
     """Split runs (sorted by size) where the size more than doubles: padding stays under 2x."""
-    groups, first = [], 0
-    for i in range(1, len(runs) + 1):
-        if i == len(runs) or sizes[runs[i]] > 2 * sizes[runs[first]]:
-            groups.append(runs[first:i])
-            first = i
+    ordered, groups, first = sizes[runs], [], 0
+    while first < len(runs):  # a group ends before the first run more than twice its first's size
+        end = first + int(np.searchsorted(ordered[first:], 2 * ordered[first], side="right"))
+        groups.append(runs[first:end])
+        first = end
     return groups

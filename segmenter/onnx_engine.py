@@ -57,8 +57,9 @@ def weights_fingerprint(folder: Path) -> str:
 
 # Fusions left out of every session. onnxruntime 1.32 fuses the static graph's residual Add and
 # LayerNormalization into a SkipLayerNormalization that takes 16-21% of the graph's time on one
-# thread (its two unfused nodes: ~4%); unfused, the static default runs 1.2x faster at batches of
-# 64 windows of 32-128 tokens, and a float graph the same (benchmarks/results/fusions.md).
+# thread (its two unfused nodes: ~4%); unfused, the static graphs of default and fast run
+# 1.1-1.26x faster at batches of 64 windows of 32-128 tokens; a float graph never gets the node
+# (benchmarks/results/fusions.md).
 UNFUSED = ("SkipLayerNormFusion",)
 
 

@@ -282,13 +282,16 @@ class WordTable:
         """(len(run), max_len) counts of run[i:i+L] in the raw text (0 where not in the table)."""
         return self._values(run, max_len, ("counts",))[0]
 
-    def autonomy_and_logp(self, run: str, max_len: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    def autonomy_and_logp(self, run: str, max_len: int | None = None,
+                          room: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
         """autonomy(run) and, when the table has a unigram model, (len(run), max_len) log p of
         run[i:i+L] (`unseen` where the table lacks the string); None without one. One hash pass
-        serves both: this is what the decoder reads."""
-        if self.unigram is None:
-            return self.autonomy(run, max_len), None
-        return self._values(run, max_len, ("autonomy", "logp"))
+        serves both: this is what the decoder reads. room: (len(run),) the longest string wanted
+        from each character (the decoder's: what is left of its Han run, 0 outside one); the
+        others are not looked up and read as missing (a third of a batch's strings cross a run's end)."""
+        columns = ("autonomy",) if self.unigram is None else ("autonomy", "logp")
+        values = self._values(run, max_len, columns, room)
+        return values[0], (values[1] if self.unigram is not None else None)
 
     def _column(self, n: int, name: str) -> tuple[np.ndarray, float]:
         """The values of one column for the n-grams, and what a missing string gets."""
@@ -296,18 +299,20 @@ class WordTable:
             return self.unigram["logp"][n], self.unigram["unseen"]
         return self.tables[n][1 if name == "autonomy" else 2], (np.nan if name == "autonomy" else 0.0)
 
-    def _values(self, run: str, max_len: int | None, columns: tuple[str, ...]) -> list[np.ndarray]:
-        """Columns ("autonomy", "counts", "logp") of every string run[i:i+L], L <= max_len."""
+    def _values(self, run: str, max_len: int | None, columns: tuple[str, ...], room=None) -> list[np.ndarray]:
+        """Columns ("autonomy", "counts", "logp") of every string run[i:i+L], L <= max_len (and,
+        with `room`, L <= room[i]: autonomy_and_logp)."""
         max_len = self.max_n if max_len is None else max_len
         codepoints = code_points(run)
         outs = [np.full((len(run), max_len), self._column(1, name)[1]) for name in columns]
         hashes = np.zeros(len(run), dtype=np.uint64)
         for n in range(1, min(max_len, self.max_n, len(run)) + 1):
             hashes = _hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
-            slot, found = find_keys(self.tables[n][0], hashes)  # one search serves every column
+            at = slice(len(hashes)) if room is None else np.flatnonzero(room[: len(hashes)] >= n)
+            slot, found = find_keys(self.tables[n][0], hashes[at])  # one search serves every column
             for out, name in zip(outs, columns):
                 values, missing = self._column(n, name)
-                out[: len(hashes), n - 1] = np.where(found, values[slot], missing) if len(values) else missing
+                out[at, n - 1] = np.where(found, values[slot], missing) if len(values) else missing
         return outs
 
     def counts_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -245,6 +245,18 @@ def test_values_at_chosen_strings_match_the_full_tables():
     assert counts[-1] == 0 and np.isnan(autonomy[-1]) and counts[2] > 0
 
 
+def test_room_looks_up_only_the_strings_inside_a_run():
+    """autonomy_and_logp(..., room): the decoder's lookup, only strings of at most room[i]
+    characters from character i; the others read as missing, the rest as without room."""
+    table = WordTable.from_texts(TOY + COMPOUNDS, max_n=4, min_count=1)
+    text = "我们的共和国，国内生产总值"
+    room = np.array([1, 1, 1, 2, 1, 1, 0, 2, 1, 4, 3, 2, 1])  # as if runs were cut shorter
+    full, limited = table.autonomy(text, 4), table.autonomy_and_logp(text, 4, room)[0]
+    inside = np.arange(1, 5)[None, :] <= room[:, None]
+    assert np.array_equal(limited[inside], full[inside], equal_nan=True) and np.isnan(limited[~inside]).all()
+    assert not np.isnan(full[~inside]).all()  # strings past a room are in the table: left out
+
+
 # 翻山越岭 is a unit in many contexts; 我们 and 说好 are frequent apart far more than together.
 IDIOMS = ["他们翻山越岭", "翻山越岭来了", "我们翻山越岭去", "要翻山越岭", "翻山越岭的人", "我们说了", "我们好",
           "说好了", "我们来了", "说好的", "我们说好", "山上", "越来越好", "岭南"] * 8

@@ -178,8 +178,13 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_default_ships_a_static_int8_graph():
+def test_the_shipped_models_have_static_int8_graphs():
+    import onnx
+
     from segmenter.model import embedded_model_path
     from segmenter.onnx_engine import exported_kind
 
-    assert exported_kind(embedded_model_path() / "model.onnx") == "static"
+    for name in ("default", "fast"):
+        path = embedded_model_path(name) / "model.onnx"
+        ops = {node.op_type for node in onnx.load(str(path)).graph.node}
+        assert exported_kind(path) == "static" and "MatMulIntegerToFloat" in ops and "QLinearMatMul" not in ops, name
