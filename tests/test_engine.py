@@ -32,6 +32,24 @@ def test_erf_matches_math_erf():
     assert np.abs(erf(x).astype(np.float64) - exact).max() < 6e-7  # 1.5e-7 of the formula + float32 rounding
 
 
+def test_scores_from_logits_match_the_log_softmax_with_its_floor():
+    """The difference of two logits where no weight is under the floor, the exact log-softmax
+    where one is (rows with a logit far below their max)."""
+    from segmenter.engine import LOG_FLOOR, scores_from_logits
+
+    rng = np.random.default_rng(0)
+    logits = rng.normal(0, 3, size=(4, 2, 16, 16)).astype(np.float32)
+    logits[0, 0, 3, 13] = logits[1, 1, 7, 8] = -40.0  # weights of ~e-40, to [SEP] and to the next: floored
+    lengths = np.array([12, 13, 9, 13])
+    log_a = logits - np.log(np.exp(logits - logits.max(-1, keepdims=True)).sum(-1, keepdims=True)) - logits.max(-1, keepdims=True)
+    rows = np.arange(1, 14)  # token i = character i - 1: junctions 0 .. T - 4
+    to_sep = np.maximum(np.take_along_axis(log_a[:, :, 1:14], (lengths + 1)[:, None, None, None], 3)[..., 0], LOG_FLOOR)
+    to_next = np.maximum(log_a[:, :, rows, rows + 1], LOG_FLOOR)
+    scores = scores_from_logits(logits, lengths)
+    np.testing.assert_allclose(scores, to_sep - to_next, atol=1e-4)
+    assert to_sep[0, 0, 2] == to_next[1, 1, 6] == LOG_FLOOR  # both floors were used
+
+
 def test_safetensors_reader_matches_the_library(tiny_model_dir):
     from safetensors.numpy import load_file
 
