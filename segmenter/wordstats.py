@@ -31,6 +31,7 @@ from typing import Iterable
 import numpy as np
 
 from .corpus import iter_raw_lines
+from .hashindex import KeyIndex
 from .text import han_mask
 
 TABLE_FILE = "ngrams.npz"
@@ -40,6 +41,7 @@ TABLE_FILE = "ngrams.npz"
 TABLE_REFERENCE = "word_table"
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 SORTED_QUERIES = 4096  # find_keys sorts a batch of at least this many queries first
+INDEX_QUERIES = 512  # a lookup of this many queries or more goes through the length's KeyIndex (hashindex.py)
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
 
 
@@ -148,6 +150,10 @@ class WordTable:
         self.max_n = max(tables)
         self.info = info or {}
         self.unigram = unigram
+        self._indexes: dict[int, KeyIndex] = {}  # per length, built by the first large lookup (_find)
+
+    def __getstate__(self):  # a copy builds its own indexes
+        return {**self.__dict__, "_indexes": {}}
 
     def with_unigram(self, unigram: dict) -> "WordTable":
         """This table with a unigram word model (train/unigram.fit_unigram's result) beside it."""
@@ -293,6 +299,18 @@ class WordTable:
         values = self._values(run, max_len, columns, room)
         return values[0], (values[1] if self.unigram is not None else None)
 
+    def _find(self, n: int, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """find_keys over the n-character strings' keys; a large lookup through their KeyIndex
+        (hashindex.py: one or two probes a query, where a binary search misses the cache ~20
+        times), built on first use. A small one (a sentence) searches: no index to build."""
+        keys = self.tables[n][0]
+        if len(queries) < INDEX_QUERIES or not len(keys):
+            return find_keys(keys, queries)
+        index = self._indexes.get(n)
+        if index is None or index.keys is not keys:  # threads may build one each: either serves
+            index = self._indexes[n] = KeyIndex(keys)
+        return index.find(queries)
+
     def _column(self, n: int, name: str) -> tuple[np.ndarray, float]:
         """The values of one column for the n-grams, and what a missing string gets."""
         if name == "logp":
@@ -309,7 +327,7 @@ class WordTable:
         for n in range(1, min(max_len, self.max_n, len(run)) + 1):
             hashes = _hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
             at = slice(len(hashes)) if room is None else np.flatnonzero(room[: len(hashes)] >= n)
-            slot, found = find_keys(self.tables[n][0], hashes[at])  # one search serves every column
+            slot, found = self._find(n, hashes[at])  # one search serves every column
             for out, name in zip(outs, columns):
                 values, missing = self._column(n, name)
                 out[at, n - 1] = np.where(found, values[slot], missing) if len(values) else missing
@@ -392,7 +410,8 @@ class WordTable:
         for n in np.unique(lengths[wanted]).tolist():
             values, missing = self._column(n, name)
             pick = np.flatnonzero(wanted & (lengths == n))
-            out[pick] = _lookup(self.tables[n][0], values, hashes[pick], missing)
+            slot, found = self._find(n, hashes[pick])
+            out[pick] = np.where(found, values[slot], missing) if len(values) else missing
         return out
 
     # -- adaptation -------------------------------------------------------------------------

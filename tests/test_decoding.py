@@ -297,6 +297,23 @@ def test_long_words_join_where_the_raw_text_never_breaks_them():
         WordDecoding(join_long=0.0)
 
 
+def test_key_index_finds_what_the_binary_search_finds():
+    """hashindex.KeyIndex: the sorted position of every key that is there, found=False for the
+    others; keys that share a home slot (a tiny table forces many) all stay findable."""
+    from segmenter import wordstats
+    from segmenter.hashindex import KeyIndex
+
+    rng = np.random.default_rng(1)
+    for size in (1, 7, 5000):
+        edges = np.array([0, 2**64 - 1], dtype=np.uint64)
+        keys = np.unique(np.concatenate([rng.integers(0, 2**63, size).astype(np.uint64), edges]))
+        queries = np.concatenate([keys, rng.integers(0, 2**63, 300).astype(np.uint64), keys[::3]])
+        slot, found = KeyIndex(keys).find(queries)
+        expected_slot, expected = wordstats.find_keys(keys, queries)
+        assert np.array_equal(found, expected) and np.array_equal(slot[found], expected_slot[found])
+        assert found[: len(keys)].all() and not slot[~found].any()
+
+
 def test_find_keys_gives_the_same_slots_for_a_large_batch_of_queries():
     from segmenter import wordstats
 
