@@ -111,6 +111,8 @@ def start_worker(spec: WorkerSpec) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         _worker_segmenter = spec.build()
+        if getattr(_worker_segmenter, "word_table", None) is not None:
+            _worker_segmenter.word_table.build_indexes()  # its chunks are large: build before the first
     except Exception as err:  # raised with the first chunk, where the parent can see it
         _worker_error = err
 

@@ -307,9 +307,17 @@ class WordTable:
         if len(queries) < INDEX_QUERIES or not len(keys):
             return find_keys(keys, queries)
         index = self._indexes.get(n)
-        if index is None or index.keys is not keys:  # threads may build one each: either serves
-            index = self._indexes[n] = KeyIndex(keys)
+        if index is None or index.keys is not keys:  # the first large lookup builds them all: one pause
+            self.build_indexes()
+            index = self._indexes[n]
         return index.find(queries)
+
+    def build_indexes(self) -> None:
+        """Build every length's KeyIndex now (~0.3 s for the shipped table; a worker process does
+        at start, so that no chunk it cuts waits for it). Threads may build at once: either serves."""
+        for n, (keys, _, _) in self.tables.items():
+            if len(keys) and (n not in self._indexes or self._indexes[n].keys is not keys):
+                self._indexes[n] = KeyIndex(keys)
 
     def _column(self, n: int, name: str) -> tuple[np.ndarray, float]:
         """The values of one column for the n-grams, and what a missing string gets."""
