@@ -114,7 +114,6 @@ def pipeline(model: str, gold: dict, repeats: int) -> dict:
         "different": {name: sum(a != b for n in DEV for a, b in zip(words[name][n], words["fused"][n]))
                       for name in segs},
         "speed": {name: statistics.median(values) for name, values in speeds.items()},
-        "chars": chars,
     }
 
 

@@ -200,10 +200,9 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     # Autonomy (and log p) of every string inside a decoded run of the joined texts: a word may
     # not run past its run (word_values), so the strings that would are not looked up.
     joined = "\n".join(texts)
-    run_of = np.repeat(np.arange(len(sizes)), sizes)
-    k = np.arange(len(run_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # index inside its run
+    run_of, inner = _run_characters(sizes)
     room = np.zeros(len(joined), dtype=np.int64)  # characters left in its run: no longer word is read
-    room[starts[run_of] + k] = sizes[run_of] - k
+    room[starts[run_of] + inner] = sizes[run_of] - inner
     autonomy, logp = table.autonomy_and_logp(joined, options.max_len, room)
     flat = [c for c in combined if c is not None and len(c)]
     scores = np.clip(options.beta * np.concatenate(flat).astype(np.float64), -options.beta * options.clip,
@@ -233,12 +232,17 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     return [next(pieces) if len(c) else c for c in cuts]
 
 
+def _run_characters(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every character of runs of `sizes` characters, in order: its run and its index inside it."""
+    run_of = np.repeat(np.arange(len(sizes)), sizes)
+    return run_of, np.arange(len(run_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+
+
 def _decoded_words(cut: np.ndarray, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray):
     """The words the junction decisions `cut` make of the runs: per word, its run, its first
     character's position in the joined text, its length, and the junction after its last
     character (0 for a run's last word: there is none)."""
-    run_of = np.repeat(np.arange(len(sizes)), sizes)
-    k = np.arange(len(run_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # index inside its run
+    run_of, k = _run_characters(sizes)
     position = starts[run_of] + k
     last = k == sizes[run_of] - 1
     junction = np.where(last, 0, firsts[run_of] + k)
