@@ -138,7 +138,7 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return logits
 
 
-def scores_from_logits(logits: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def scores_from_logits(logits: np.ndarray, lengths: np.ndarray, row_max: np.ndarray | None = None) -> np.ndarray:
     """scores.boundary_scores from masked attention logits (B, K, T, T) -> (B, K, T - 3).
 
     log a[i, j] = logits[i, j] - logsumexp(logits[i]); only two entries per row are read, and
@@ -146,6 +146,8 @@ def scores_from_logits(logits: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     lies in [max(row), max(row) + log T]: a row whose smaller entry is within LOG_FLOOR + log T of
     its max is never floored and scores to_sep - to_next (the same to ~1e-6; an exp over every
     row was half the time around the graph); only the others get the exact logsumexp.
+    row_max: (B, K, T), each row's max, where the caller has it (onnx_engine's graphs compute it:
+    numpy's max over rows of 32-128 entries was ~70% of this function's time).
     """
     tokens = logits.shape[-1]
     rows = np.arange(1, tokens - 2)  # token i = character i - 1; junctions 0 .. T - 4
@@ -153,12 +155,13 @@ def scores_from_logits(logits: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     to_sep = np.take_along_axis(inner, (lengths + 1)[:, None, None, None], axis=3)[..., 0]
     to_next = logits[:, :, rows, rows + 1]
     scores = to_sep - to_next
-    near = np.minimum(to_sep, to_next) - inner.max(axis=-1) < LOG_FLOOR + np.log(tokens)  # may be floored
+    top = inner.max(axis=-1) if row_max is None else row_max[:, :, 1 : tokens - 2]
+    near = np.minimum(to_sep, to_next) - top < LOG_FLOOR + np.log(tokens)  # may be floored
     if near.any():
         b, k, i = np.nonzero(near)
         row = inner[b, k, i, :]  # (rows near the floor, T)
-        top = row.max(axis=-1)
-        log_total = np.log(np.exp(row - top[:, None]).sum(axis=-1)) + top
+        peak = row.max(axis=-1)
+        log_total = np.log(np.exp(row - peak[:, None]).sum(axis=-1)) + peak
         scores[b, k, i] = (np.maximum(to_sep[b, k, i] - log_total, LOG_FLOOR)
                            - np.maximum(to_next[b, k, i] - log_total, LOG_FLOOR))
     return scores

@@ -54,16 +54,20 @@ class KeyIndex:
     def find(self, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(slot, found) as wordstats.find_keys: the position of each query in the sorted keys
         where it is there (slot 0 where it is not)."""
-        slot = np.zeros(len(queries), dtype=np.int64)
-        found = np.zeros(len(queries), dtype=bool)
-        active = np.arange(len(queries))  # queries still probing
         probe = self._home(queries)
+        # The first probe, for every query at once (most end there): no index lists yet.
+        at = self.table[probe]
+        filled = at >= 0
+        found = filled & (self.keys[at] == queries)  # at = -1 reads the last key: `filled` masks it
+        slot = np.where(found, at, 0).astype(np.int64)
+        active = np.flatnonzero(filled & ~found)  # a filled slot holding another key: probe on
+        probe = (probe[active] + 1) & self.mask
         while len(active):
             at = self.table[probe]
             filled = at >= 0
-            hit = filled & (self.keys[np.maximum(at, 0)] == queries[active])
+            hit = filled & (self.keys[at] == queries[active])
             slot[active[hit]] = at[hit]
             found[active[hit]] = True
-            going = filled & ~hit  # a filled slot holding another key: the next one
+            going = filled & ~hit
             active, probe = active[going], (probe[going] + 1) & self.mask
         return slot, found

@@ -10,15 +10,18 @@ gathers the per-head scores of every junction from the window that keeps it.
 """
 from __future__ import annotations
 
+from operator import itemgetter
+
 import numpy as np
 
 from .reader import WindowReader, progress_enabled
-from .text import HAN_SPAN_RE, SENTENCE_END_RE, sentence_windows, split_runs
+from .text import HAN_SPAN_RE, SENTENCE_END_RE, is_plain, sentence_windows, split_runs
 from .windows import OVERLAP, WINDOW, clamp_window
 
 
 EMPTY = np.zeros(0, dtype=np.int64)  # no positions, no junctions: one read-only array for every such plan
 EMPTY.setflags(write=False)
+_KIND = itemgetter(0)  # a text.Run's kind
 
 
 class TextPlan:
@@ -28,25 +31,26 @@ class TextPlan:
 
     def __init__(self, text: str):
         self.text = text
-        self.runs = split_runs(text)
-        # positions[q] = index in `text` of the q-th non-space character (the model's q-th input).
-        spans = [(r.start, r.end) for r in self.runs if r.kind != "space"]
-        spaceless = len(spans) == len(self.runs)  # then every character is a model input: q = its index
-        if spaceless:
-            self.positions = np.arange(len(text), dtype=np.int64)
-        else:
-            self.positions = np.concatenate([np.arange(*span, dtype=np.int64) for span in spans] or [EMPTY])
+        self.runs = runs = split_runs(text)
         # A junction q (cut between model inputs q and q+1) between two Han characters needs
         # the model. A Han run may end in marks that belong to its last character (an accent,
         # a variation selector U+E0100…, a ZWJ): only the junctions between its leading Han
-        # characters count, so that no word starts with a mark.
-        han_ends = [(r.start, HAN_SPAN_RE.match(text, r.start).end()) for r in self.runs if r.kind == "han"]
-        if spaceless:
-            junctions = [np.arange(start, end - 1) for start, end in han_ends if end - start > 1]
-        else:
-            index_of = np.full(len(text) + 1, -1, dtype=np.int64)
-            index_of[self.positions] = np.arange(len(self.positions))
-            junctions = [np.arange(index_of[start], index_of[end - 1]) for start, end in han_ends if end - start > 1]
+        # characters count, so that no word starts with a mark. A text of plain characters
+        # (text.is_plain) has no marks: its Han runs end where their Han characters do.
+        plain = is_plain(text)
+        han = [(r.start, r.end if plain else HAN_SPAN_RE.match(text, r.start).end()) for r in runs if r.kind == "han"]
+        if "space" not in map(_KIND, runs):  # every character is a model input: q = its index
+            self.positions = np.arange(len(text), dtype=np.int64)
+            junctions = [q for start, end in han for q in range(start, end - 1)]
+            self.junctions = np.array(junctions, dtype=np.int64) if junctions else EMPTY
+            self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
+            return
+        # positions[q] = index in `text` of the q-th non-space character (the model's q-th input).
+        spans = [(r.start, r.end) for r in runs if r.kind != "space"]
+        self.positions = np.concatenate([np.arange(*span, dtype=np.int64) for span in spans] or [EMPTY])
+        index_of = np.full(len(text) + 1, -1, dtype=np.int64)
+        index_of[self.positions] = np.arange(len(self.positions))
+        junctions = [np.arange(index_of[start], index_of[end - 1]) for start, end in han if end - start > 1]
         self.junctions = np.concatenate(junctions) if junctions else EMPTY
         self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
 
@@ -71,38 +75,67 @@ def read_junction_scores(
 ) -> None:
     """Fill plan.scores, (K, len(plan.junctions)), for every plan; windows batch across texts."""
     window, overlap = clamp_window(window, overlap, reader.max_positions)
-    jobs: list[tuple[TextPlan, int, int, int]] = []  # plan, window start, junction range kept
-    windows: list[np.ndarray] = []
+    heads = len(reader.heads)
+    todo = [plan for plan in plans if len(plan.junctions)]
     for plan in plans:
-        plan.scores = np.zeros((len(reader.heads), len(plan.junctions)), dtype=np.float32)
         if not len(plan.junctions):
-            continue
-        spaceless = len(plan.positions) == len(plan.text)
-        sequence = (plan.text if spaceless
-                    else "".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space"))
-        ids = reader.vocab.encode(sequence)
-        if len(ids) <= window:  # one window keeps every junction: most sentences
-            jobs.append((plan, 0, 0, len(plan.junctions)))
-            windows.append(ids)
-            continue
-        # Windows end at sentence ends where they can (no overlap there: fewer tokens), else overlap.
-        breaks = [m.end() for m in SENTENCE_END_RE.finditer(sequence)]
-        for w in sentence_windows(len(ids), window, overlap, breaks):
-            lo, hi = np.searchsorted(plan.junctions, [w.keep_start, w.keep_end])
-            if hi > lo:
-                jobs.append((plan, w.start, lo, hi))
-                windows.append(ids[w.start : w.end])
-    if not windows:
+            plan.scores = np.zeros((heads, 0), dtype=np.float32)
+    if not todo:
         return
+    # The model sequences of the batch side by side, encoded at once: ids[base[p] + q] is plan p's q-th input.
+    sequences = [plan.text if len(plan.positions) == len(plan.text)  # spaceless: the text itself
+                 else "".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space") for plan in todo]
+    lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(todo))
+    base = np.cumsum(lengths) - lengths
+    ids = reader.vocab.encode("".join(sequences))
+    # One window a plan (most sentences fit: it keeps every junction), except for the long ones.
+    per_plan = np.array([len(plan.junctions) for plan in todo], dtype=np.int64)
+    # Per window: its plan, where it starts in `ids`, its size, the first junction it keeps, how many.
+    owner, starts, sizes = np.arange(len(todo)), base.copy(), lengths.copy()
+    first, kept = np.zeros(len(todo), dtype=np.int64), per_plan.copy()
+    too_long = np.flatnonzero(lengths > window).tolist()
+    if too_long:
+        # Windows end at sentence ends where they can (no overlap there: fewer tokens), else overlap.
+        parts = []  # (plan, window start in its sequence, size, first junction kept, junctions kept)
+        for p in too_long:
+            breaks = [m.end() for m in SENTENCE_END_RE.finditer(sequences[p])]
+            for w in sentence_windows(int(lengths[p]), window, overlap, breaks):
+                lo, hi = np.searchsorted(todo[p].junctions, [w.keep_start, w.keep_end]).tolist()
+                if hi > lo:
+                    parts.append((p, w.start, w.end - w.start, lo, hi - lo))
+        short = np.flatnonzero(lengths <= window)
+        p, offset, size, lo, count = (np.array(column, dtype=np.int64) for column in zip(*parts))
+        owner, first = np.concatenate([short, p]), np.concatenate([first[short], lo])
+        order = np.lexsort((first, owner))  # plan by plan, its windows in order: their junctions in order
+        owner, first = owner[order], first[order]
+        starts = np.concatenate([starts[short], base[p] + offset])[order]
+        sizes = np.concatenate([sizes[short], size])[order]
+        kept = np.concatenate([kept[short], count])[order]
+    windows = [ids[a:b] for a, b in zip(starts.tolist(), (starts + sizes).tolist())]
     progress = None
     if progress_enabled(show_progress):
         from tqdm.auto import tqdm
 
-        progress = tqdm(total=sum(len(w) for w in windows), unit="char", desc="segmenting", leave=False)
+        progress = tqdm(total=int(sizes.sum()), unit="char", desc="segmenting", leave=False)
     try:
         results = reader.read(windows, batch_size, progress)
     finally:
         if progress is not None:
             progress.close()
-    for (plan, start, lo, hi), scores in zip(jobs, results):
-        plan.scores[:, lo:hi] = scores[:, plan.junctions[lo:hi] - start]
+    # Window w's scores are columns column[w] ... column[w] + sizes[w] - 2 of `read`'s, side by
+    # side; the junction q of its plan (between inputs q and q + 1) is column[w] + q - its offset.
+    column = np.cumsum(sizes - 1) - (sizes - 1)
+    plan_first = np.cumsum(per_plan) - per_plan  # where each plan's junctions start in `junctions`
+    junctions = np.concatenate([plan.junctions for plan in todo])
+    # Every junction is kept by one window, and the windows go plan by plan, in order: their
+    # kept junctions, one after the other, are the plans' junctions in plan order.
+    kept_junctions = junctions[np.repeat(plan_first[owner] + first, kept) + _ranks(kept)]
+    where = np.repeat(column - (starts - base[owner]), kept) + kept_junctions
+    gathered = np.concatenate(results, axis=1)[:, where].astype(np.float32, copy=False)
+    for plan, a, b in zip(todo, plan_first.tolist(), (plan_first + per_plan).tolist()):
+        plan.scores = gathered[:, a:b]
+
+
+def _ranks(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ..., sizes[0] - 1, 0, 1, ..., sizes[1] - 1, ...: each item's rank within its group."""
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)

@@ -3,8 +3,10 @@
 `export_onnx` (needs torch + transformers: the train extra, and onnx) traces what
 attention.py's fast path computes, stopped before the softmax: embeddings, the layers below
 the deepest selected head, that layer's query/key rows of the selected heads ->
-masked attention logits (B, K, T, T), heads in profile order. The heads are baked into the
-graph and written in its metadata; a profile that reads other heads needs a new export.
+masked attention logits (B, K, T, T), heads in profile order, and the max of each of their
+rows (onnx_graph.py: edits of the exported graph that leave its arithmetic alone). The heads
+are baked into the graph and written in its metadata; a profile that reads other heads needs
+a new export.
 `OnnxReader` (onnxruntime, a required dependency) runs the graph and turns the logits into
 boundary scores exactly as the numpy engine does (engine.scores_from_logits).
 
@@ -162,8 +164,11 @@ def export_onnx(segmenter, path: str | Path, int8: bool | str = False, calibrati
         graph = onnx.load(str(exported))
     finally:
         exported.unlink(missing_ok=True)
+    from .onnx_graph import finish_graph, store_float16
+
     if kind != "dynamic":
         store_float16(graph)  # float weights (and a static graph's embeddings): half the file
+    finish_graph(graph, len(reader.heads))  # no copy after the logits; each row's max beside them
     entry = graph.metadata_props.add()
     entry.key, entry.value = HEADS_KEY, json.dumps([list(h) for h in reader.heads])
     if kind == "dynamic":
@@ -180,31 +185,6 @@ def export_onnx(segmenter, path: str | Path, int8: bool | str = False, calibrati
     with atomic_path(path) as temporary:
         onnx.save(graph, str(temporary))
     return path
-
-
-def store_float16(model) -> None:
-    """Store the float32 weights that float16 holds exactly (those of a float16 checkpoint: the
-    embedded models') as float16, each behind a Cast back to float32 that onnxruntime folds
-    when it loads the graph: the file halves, the arithmetic and the scores do not change."""
-    import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
-
-    graph = model.graph
-    casts = []
-    for index, tensor in enumerate(list(graph.initializer)):
-        if tensor.data_type != TensorProto.FLOAT or np.prod(tensor.dims) < 1024:
-            continue
-        values = numpy_helper.to_array(tensor)
-        half = values.astype(np.float16)
-        if not np.array_equal(half.astype(np.float32), values):
-            continue  # float16 would round it: keep it as it is
-        name = tensor.name  # `tensor` is the graph's own message: CopyFrom renames it
-        stored = numpy_helper.from_array(half, name + "_float16")
-        graph.initializer[index].CopyFrom(stored)
-        casts.append(helper.make_node("Cast", [stored.name], [name], to=TensorProto.FLOAT))
-    nodes = list(graph.node)  # the casts go first, before every node that reads them
-    del graph.node[:]
-    graph.node.extend(casts + nodes)
 
 
 class OnnxReader(WindowReader):
@@ -266,8 +246,9 @@ class OnnxReader(WindowReader):
         mask = mask.astype(np.int64)
 
         def run(part: slice) -> np.ndarray:
-            (logits,) = self.session.run(None, {"input_ids": ids[part], "attention_mask": mask[part]})
-            return scores_from_logits(logits, lengths[part]).astype(np.float32, copy=False)
+            # logits (B, K, T, T), and their rows' max where the graph has it (onnx_graph.py)
+            logits, *row_max = self.session.run(None, {"input_ids": ids[part], "attention_mask": mask[part]})
+            return scores_from_logits(logits, lengths[part], *row_max).astype(np.float32, copy=False)
 
         # In slices, as the numpy engine: onnxruntime keeps what a run allocated, so the largest
         # slice sets the process's memory (PKU test through the CLI, batches of 64 windows of

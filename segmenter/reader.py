@@ -56,21 +56,19 @@ class WindowReader:
     def read(self, windows: list[np.ndarray], batch_size: int = 64, progress=None) -> list[np.ndarray]:
         """Per-head scores for each window: a (K, n - 1) array for a window of n characters."""
         results: list[np.ndarray | None] = [None] * len(windows)
-        padded = [int(padded_length(len(w))) for w in windows]
-        order = sorted(range(len(windows)), key=lambda i: (-padded[i], i))
-        start = 0
-        while start < len(order):
-            tokens = padded[order[start]]
-            stop = start
-            while stop < len(order) and stop - start < batch_size and padded[order[stop]] == tokens:
-                stop += 1
-            members = order[start:stop]
-            scores = self._forward([windows[i] for i in members], tokens)
-            for row, i in enumerate(members):
-                results[i] = scores[row, :, : max(len(windows[i]) - 1, 0)]
-            if progress is not None:
-                progress.update(sum(len(windows[i]) for i in members))
-            start = stop
+        sizes = np.fromiter(map(len, windows), dtype=np.int64, count=len(windows))
+        padded = padded_length(sizes)
+        order = np.lexsort((np.arange(len(windows)), -padded))  # longest first, input order within a length
+        # Batches: the windows of one padded length, batch_size at a time.
+        edges = np.flatnonzero(np.diff(padded[order])) + 1
+        for first, last in zip([0, *edges.tolist()], [*edges.tolist(), len(order)]):
+            for start in range(first, last, batch_size):
+                members = order[start : min(start + batch_size, last)].tolist()
+                scores = self._forward([windows[i] for i in members], int(padded[members[0]]))
+                for row, i in enumerate(members):
+                    results[i] = scores[row, :, : max(int(sizes[i]) - 1, 0)]
+                if progress is not None:
+                    progress.update(int(sizes[members].sum()))
         return results
 
 

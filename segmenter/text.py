@@ -11,6 +11,7 @@ which is what makes segmentation lossless.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from typing import NamedTuple
@@ -65,6 +66,11 @@ class Run(NamedTuple):
     end: int
 
 
+_new_run = tuple.__new__
+_KIND_OF_CHAR = frozenset(("char", "repeat", "flag"))  # matches whose kind is their first character's
+
+
+@functools.lru_cache(maxsize=4096)
 def _char_kind(char: str) -> str:
     category = unicodedata.category(char[0])[0]
     return "punct" if category == "P" else "symbol" if category == "S" else "other"
@@ -77,17 +83,26 @@ def _char_kind(char: str) -> str:
 _PLAIN_RE = re.compile(rf"[{HAN_CLASS}\x00-\xff\u2010-\u2027\u2030-\u205e\u3000-\u3029\u3030-\u303f\uff01-\uff9d]*")
 
 
+def is_plain(text: str) -> bool:
+    """Whether `text` is of _PLAIN_RE's characters alone: no run of it goes on past its match."""
+    return _PLAIN_RE.fullmatch(text) is not None
+
+
 def split_runs(text: str) -> list[Run]:
     """Runs covering `text` exactly: `"".join(text[r.start:r.end] for r in runs) == text`."""
-    if _PLAIN_RE.fullmatch(text):  # most text: one regex pass, no run goes on past its match
-        return [Run(_char_kind(text[m.start()]) if m.lastgroup in ("char", "repeat", "flag") else m.lastgroup,
-                    m.start(), m.end()) for m in _RUN_RE.finditer(text)]
+    if is_plain(text):  # most text: one regex pass
+        runs = []
+        for match in _RUN_RE.finditer(text):
+            kind, (start, end) = match.lastgroup, match.span()
+            # tuple.__new__: Run(...) is a Python-level call, a sixth of this loop's time
+            runs.append(_new_run(Run, (_char_kind(text[start]) if kind in _KIND_OF_CHAR else kind, start, end)))
+        return runs
     runs: list[Run] = []
     position, length = 0, len(text)
     while position < length:
         match = _RUN_RE.match(text, position)
         kind, end = match.lastgroup, match.end()
-        if kind in ("char", "repeat", "flag"):
+        if kind in _KIND_OF_CHAR:
             kind = _char_kind(text[position])
         if kind != "space":
             end = attached_end(text, end)

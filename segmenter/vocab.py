@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+BMP = 0x10000  # code points below: the Basic Multilingual Plane
 
 
 @lru_cache(maxsize=65536)
@@ -46,7 +47,11 @@ class CharVocab:
         self.sep_id = self.index["[SEP]"]
         self.pad_id = self.index["[PAD]"]
         self.mask_id = self.index.get("[MASK]", self.unk_id)
-        self._ids: dict[str, int] = {}  # encode's cache: at most one entry per distinct character
+        # encode's caches: the id of each code point of the Basic Multilingual Plane seen so far
+        # (-1: not yet; a table, 256 KiB, that a whole batch's text reads in one numpy gather),
+        # and of each character past it (emoji, CJK extension B+: rare).
+        self._bmp_ids = np.full(BMP, -1, dtype=np.int64)
+        self._ids: dict[str, int] = {}
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -56,12 +61,24 @@ class CharVocab:
 
     def encode(self, chars: str) -> np.ndarray:
         """Ids of the characters of `chars` (no [CLS]/[SEP]); shape (len(chars),)."""
-        # A per-vocabulary cache character -> id: one dict lookup per character, in C (map).
-        cache = self._ids
-        missing = set(chars).difference(cache)
-        for char in missing:
-            cache[char] = self.char_id(char)
-        return np.fromiter(map(cache.__getitem__, chars), dtype=np.int64, count=len(chars))
+        codes = np.frombuffer(chars.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)  # one per character
+        in_bmp = codes < BMP
+        everywhere = bool(in_bmp.all())
+        where = codes if everywhere else np.where(in_bmp, codes, 0)
+        ids = self._bmp_ids[where]
+        unseen = ids < 0 if everywhere else (ids < 0) & in_bmp
+        if unseen.any():  # characters this vocabulary has not encoded before: looked up once
+            new = np.unique(codes[unseen]).tolist()
+            self._bmp_ids[new] = [self.char_id(chr(code)) for code in new]
+            ids = self._bmp_ids[where]
+        if not everywhere:
+            cache = self._ids
+            for i in np.flatnonzero(~in_bmp).tolist():
+                char = chars[i]
+                if char not in cache:
+                    cache[char] = self.char_id(char)
+                ids[i] = cache[char]
+        return ids
 
     @classmethod
     def from_folder(cls, folder: str | Path) -> "CharVocab":

@@ -415,7 +415,7 @@ class WordTable:
         for k in range(int(lengths[wanted].max())):
             step = np.flatnonzero(wanted & (lengths > k))
             hashes[step] = _hash_step(hashes[step], codepoints[starts[step] + k])
-        for n in np.unique(lengths[wanted]).tolist():
+        for n in np.flatnonzero(np.bincount(lengths[wanted])).tolist():  # the lengths asked, ascending
             values, missing = self._column(n, name)
             pick = np.flatnonzero(wanted & (lengths == n))
             slot, found = self._find(n, hashes[pick])

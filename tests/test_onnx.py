@@ -132,6 +132,44 @@ def test_export_stores_float16_weights_exactly(exported, tmp_path):
     assert np.abs(junction_scores(onnx_seg, TEXTS) - junction_scores(numpy_seg, TEXTS)).max() < 1e-4
 
 
+def test_the_graph_gives_each_rows_max_and_no_copy_of_the_logits(exported, tmp_path):
+    """onnx_graph.finish_graph: the logits are not copied when the heads are in order already (one
+    head), each row's max comes beside them, and the scores read with it are the same; a graph
+    exported before (logits alone) still reads, with the same scores."""
+    import onnx
+    import onnxruntime
+
+    from segmenter.engine import scores_from_logits
+    from segmenter.onnx_engine import export_onnx
+    from segmenter.onnx_graph import LOGITS, ROW_MAX, finish_graph
+    from segmenter.reader import batch_ids
+
+    one = make_tiny_model(tmp_path / "one", profile=HeadProfile(heads=[(1, 0)], weights=[1.0], source="test"))
+    export_onnx(Segmenter(one, engine="torch"), one / "model.onnx")
+    windows = [np.arange(5, 5 + n) for n in (3, 9, 14)]
+    for folder, heads, maker in ((one, 1, "Add"), (exported, 3, "Gather")):  # three heads out of order: reordered
+        model = onnx.load(str(folder / "model.onnx"))
+        assert [output.name for output in model.graph.output] == [LOGITS, ROW_MAX]
+        assert next(node for node in model.graph.node if LOGITS in node.output).op_type == maker
+        nodes = len(model.graph.node)
+        finish_graph(model, heads)
+        assert len(model.graph.node) == nodes  # finished once is finished
+        session = onnxruntime.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
+        ids, mask, lengths = batch_ids(windows, 16, Segmenter(folder, engine="onnx").vocab)
+        logits, row_max = session.run(None, {"input_ids": ids, "attention_mask": mask})
+        assert logits.shape == (3, heads, 16, 16) and row_max.shape == (3, heads, 16)
+        np.testing.assert_array_equal(row_max, logits.max(axis=-1))
+        np.testing.assert_array_equal(scores_from_logits(logits, lengths, row_max), scores_from_logits(logits, lengths))
+    before = shutil.copytree(one, tmp_path / "before")
+    model = onnx.load(str(before / "model.onnx"))
+    model.graph.node.remove(next(node for node in model.graph.node if ROW_MAX in node.output))
+    model.graph.output.remove(next(output for output in model.graph.output if output.name == ROW_MAX))
+    onnx.save(model, str(before / "model.onnx"))
+    reads = [Segmenter(folder, window=30, overlap=8, num_threads=1) for folder in (one, before)]
+    assert all(seg.engine == "onnx" for seg in reads)
+    np.testing.assert_array_equal(junction_scores(reads[0], TEXTS), junction_scores(reads[1], TEXTS))
+
+
 def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
     """A static int8 graph (activation scales from raw lines, onnx_static.py) gives each window the
     same scores whatever shares its batch, and the words of one thread and of two; the command
