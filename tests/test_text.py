@@ -1,4 +1,5 @@
 """Text runs and windows: the rules that decide everything the model does not."""
+import numpy as np
 import pytest
 
 from segmenter.text import SENTENCE_END_RE, make_windows, sentence_windows, split_runs
@@ -105,3 +106,17 @@ def test_sentence_windows_end_at_sentences_and_keep_every_position_once():
     # no sentence end, or a text that fits: as make_windows
     assert sentence_windows(300, 50, 16, []) == make_windows(300, 50, 16)
     assert sentence_windows(40, 50, 16, [10, 20]) == make_windows(40, 50, 16)
+
+
+def test_vocab_encodes_a_string_as_its_characters_one_by_one():
+    """CharVocab.encode (a code point table for the Basic Multilingual Plane, a dict past it) gives
+    each character the id char_id gives it: full-width folded, lower-cased where the vocabulary
+    is, unknown ones [UNK], characters past the BMP and a lone surrogate included, any order."""
+    from segmenter.vocab import SPECIAL_TOKENS, CharVocab
+
+    vocab = CharVocab(list(SPECIAL_TOKENS) + list("中文abc1"), lowercase=True)
+    text = "中Ａb文\U00020000😀x\udc80１C中\x00 \U00020000"
+    expected = [vocab.char_id(char) for char in text]
+    assert vocab.encode(text).tolist() == expected and vocab.encode(text).dtype == np.int64
+    assert vocab.encode(text[::-1]).tolist() == expected[::-1]  # from its caches now
+    assert vocab.encode("").shape == (0,) and vocab.encode("１").tolist() == [vocab.index["1"]]
