@@ -281,7 +281,7 @@ class Segmenter:
         check_positive_int(batch_size, "batch_size", allow_none=True)
         level = self.granularity if granularity is None else granularity
         from .cores import in_worker_thread, text_chunks
-        from .processes import CHUNK_CHARS as PROCESS_CHUNK_CHARS
+        from .processes import chunk_chars
 
         workers = getattr(self.reader, "workers", None)  # onnx_engine.OnnxReader on more than one core
         lengths = [len(t) for t in texts]
@@ -291,7 +291,7 @@ class Segmenter:
             # for a word table replaced in place: the helpers would read the folder's.
             own_table = self.word_table is self._folder_table
             helpers = self._helpers.helpers_for(workers.count, sum(lengths)) if self.processes and own_table else 0
-            chunks = text_chunks(lengths, workers.count, PROCESS_CHUNK_CHARS) if helpers else []
+            chunks = text_chunks(lengths, workers.count, chunk_chars(sum(lengths), workers.count)) if helpers else []
             if len(chunks) < 2:  # too few characters for two chunks of a helper's size: threads
                 helpers, chunks = 0, text_chunks(lengths, workers.count)
         if len(chunks) < 2:  # one core, or a batch too small to share: all in this thread

@@ -42,6 +42,7 @@ TABLE_REFERENCE = "word_table"
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 SORTED_QUERIES = 4096  # find_keys sorts a batch of at least this many queries first
 INDEX_QUERIES = 512  # a lookup of this many queries or more goes through the length's KeyIndex (hashindex.py)
+INDEXED_QUERIES = 16  # ... and of this many, once the indexes are built (a binary search: ~20 cache misses a query)
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
 
 
@@ -302,12 +303,14 @@ class WordTable:
     def _find(self, n: int, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """find_keys over the n-character strings' keys; a large lookup through their KeyIndex
         (hashindex.py: one or two probes a query, where a binary search misses the cache ~20
-        times), built on first use. A small one (a sentence) searches: no index to build."""
+        times), built on first use. A small one (a sentence) searches unless the indexes are
+        built already: a sentence alone builds nothing."""
         keys = self.tables[n][0]
-        if len(queries) < INDEX_QUERIES or not len(keys):
-            return find_keys(keys, queries)
         index = self._indexes.get(n)
-        if index is None or index.keys is not keys:  # the first large lookup builds them all: one pause
+        built = index is not None and index.keys is keys
+        if not len(keys) or len(queries) < (INDEXED_QUERIES if built else INDEX_QUERIES):
+            return find_keys(keys, queries)
+        if not built:  # the first large lookup builds them all: one pause
             self.build_indexes()
             index = self._indexes[n]
         return index.find(queries)

@@ -131,3 +131,18 @@ def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folde
     assert two.segment_batch(texts) == serial.segment_batch(texts)
     assert two._helpers._pool is None  # one chunk of a helper's size: no helper, the threads share it
     assert any(t.name.startswith("segmenter-onnx") for t in threading.enumerate())
+
+
+def test_a_large_batch_goes_to_helpers_in_larger_chunks():
+    """processes.chunk_chars: CHUNKS_PER_CORE chunks a core where that makes them larger than
+    CHUNK_CHARS, never larger than MAX_CHUNK_CHARS (every chunk pays the decoder's fixed work)."""
+    from segmenter.cores import text_chunks
+    from segmenter.processes import CHUNK_CHARS, CHUNKS_PER_CORE, MAX_CHUNK_CHARS, chunk_chars
+
+    assert chunk_chars(16_384, 2) == chunk_chars(64_000, 2) == CHUNK_CHARS
+    assert CHUNK_CHARS < chunk_chars(200_000, 2) == 200_000 // (2 * CHUNKS_PER_CORE) < MAX_CHUNK_CHARS
+    assert chunk_chars(10_000_000, 2) == MAX_CHUNK_CHARS
+    lengths = [50] * 4_000  # 200 k characters on 2 cores
+    chunks = text_chunks(lengths, 2, chunk_chars(sum(lengths), 2))
+    assert 2 * CHUNKS_PER_CORE <= len(chunks) <= 2 * CHUNKS_PER_CORE + 1
+    assert sorted(i for chunk in chunks for i in chunk) == list(range(4_000))
