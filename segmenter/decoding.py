@@ -176,22 +176,22 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     every run's dynamic program is its own row). combined[i] may be None for a text without
     junctions."""
     cuts = [np.zeros(0, dtype=bool) if c is None else np.asarray(c) > 0 for c in combined]
-    texts, starts, ends, at = [], [], [], []  # Han runs of 2+ characters in the joined text; where each junction is
-    text_offset = 0
-    for plan, cut in zip(plans, cuts):
-        if not len(cut):
-            continue
-        at.append(plan.positions[plan.junctions] + text_offset)  # the character before each junction
-        for run in plan.runs:
-            if run.kind == "han" and run.end - run.start > 1:
-                starts.append(text_offset + run.start), ends.append(text_offset + run.end)
-        texts.append(plan.text)
-        text_offset += len(plan.text) + 1  # the texts are joined by "\n" below
-    if not starts:
+    live = [plan for plan, cut in zip(plans, cuts) if len(cut)]
+    texts = [plan.text for plan in live]
+    # The texts joined by "\n" (below): where each starts; the character before each junction;
+    # the Han runs of 2+ characters (start, end).
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    offsets = np.cumsum(lengths + 1) - (lengths + 1)
+    at = [plan.junctions if len(plan.positions) == len(plan.text) else plan.positions[plan.junctions] for plan in live]
+    at = np.concatenate(at or [np.zeros(0, np.int64)]) + np.repeat(offsets, [len(j) for j in at])
+    runs = [[(offset, r.start, r.end) for r in plan.runs if r.kind == "han" and r.end - r.start > 1]
+            for offset, plan in zip(offsets.tolist(), live)]
+    runs = np.array([run for text_runs in runs for run in text_runs], dtype=np.int64).reshape(-1, 3)
+    if not len(runs):
         return cuts
     # Per run: its characters and its first junction; a run is decoded when a junction follows
     # each of its characters but the last (one search over the whole batch: `at` is sorted).
-    starts, ends, at = np.array(starts), np.array(ends), np.concatenate(at)
+    starts, ends = runs[:, 0] + runs[:, 1], runs[:, 0] + runs[:, 2]
     firsts = np.searchsorted(at, starts)
     whole = np.searchsorted(at, ends - 1) - firsts == ends - starts - 1
     starts, sizes, firsts = starts[whole], (ends - starts)[whole], firsts[whole]
