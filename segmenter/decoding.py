@@ -133,21 +133,25 @@ def best_words(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.n
     Returns (R, N) bool: True where a word ends after character k (before the run's end).
     """
     runs, n, max_len = values.shape
-    lengths = np.arange(1, max_len + 1)
-    best = np.full((runs, n + 1), -np.inf)
-    best[:, 0] = 0.0
+    # ending[:, e, l]: the value of the word of l + 1 characters whose last is character e (it
+    # starts at e - l; where that is before the run, any value: its start's best is -inf below).
+    last = np.arange(n)[:, None]
+    ending = values[:, np.maximum(last - np.arange(max_len), 0), np.arange(max_len)]  # (R, N, L)
+    # best[:, max_len + p]: the best value of the run's first p characters as words; the max_len
+    # columns of -inf before p = 0 make the starts of the words ending at `end` one reversed
+    # slice, lengths 1, 2, ... in order (the same candidates, and ties, as those that fit).
+    best = np.full((runs, max_len + n + 1), -np.inf)
+    best[:, max_len] = 0.0
     back = np.ones((runs, n + 1), dtype=np.int64)
+    rows = np.arange(runs)
     for end in range(1, n + 1):
-        starts = end - lengths  # the word ending at `end` with length l starts at end - l
-        ok = starts >= 0
-        candidates = best[:, starts[ok]] + values[:, starts[ok], lengths[ok] - 1]  # (R, l <= end)
+        candidates = best[:, max_len + end - 1 : end - 1 : -1] + ending[:, end - 1]  # (R, L): length l + 1
         k = candidates.argmax(axis=1)
-        best[:, end] = candidates[np.arange(runs), k] + gains[:, end - 1]
+        best[:, max_len + end] = candidates[rows, k] + gains[:, end - 1]
         back[:, end] = k + 1
     # walk back from each run's end, all runs together
     ends = np.zeros((runs, n), dtype=bool)
     position = sizes.astype(np.int64).copy()
-    rows = np.arange(runs)
     while True:
         active = position > 0
         if not active.any():

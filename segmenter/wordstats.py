@@ -414,15 +414,22 @@ class WordTable:
         if not wanted.any():
             return out
         codepoints = code_points(text)
-        hashes = np.zeros(len(starts), dtype=np.uint64)
-        for k in range(int(lengths[wanted].max())):
-            step = np.flatnonzero(wanted & (lengths > k))
-            hashes[step] = _hash_step(hashes[step], codepoints[starts[step] + k])
-        for n in np.flatnonzero(np.bincount(lengths[wanted])).tolist():  # the lengths asked, ascending
+        # The wanted strings, longest first: the strings still being hashed at step k, and the
+        # strings of one length, are slices of this order (no mask and search per step).
+        pick = np.flatnonzero(wanted)
+        pick = pick[np.argsort(-lengths[pick], kind="stable")]
+        size, first = lengths[pick], starts[pick]
+        counts = np.bincount(size)  # strings of each length
+        longer = len(pick) - np.cumsum(counts)  # strings longer than n, for each n
+        hashes = np.zeros(len(pick), dtype=np.uint64)
+        for k in range(int(size[0])):
+            upto = int(longer[k])  # those of more than k characters
+            hashes[:upto] = _hash_step(hashes[:upto], codepoints[first[:upto] + k])
+        for n in np.flatnonzero(counts).tolist():  # the lengths asked
             values, missing = self._column(n, name)
-            pick = np.flatnonzero(wanted & (lengths == n))
-            slot, found = self._find(n, hashes[pick])
-            out[pick] = np.where(found, values[slot], missing) if len(values) else missing
+            these = slice(int(longer[n]), int(longer[n]) + int(counts[n]))
+            slot, found = self._find(n, hashes[these])
+            out[pick[these]] = np.where(found, values[slot], missing) if len(values) else missing
         return out
 
     # -- adaptation -------------------------------------------------------------------------
