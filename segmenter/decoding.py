@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .junctions import TextPlan
+from .junctions import TextPlan, ranks_in_groups
 from .wordstats import WordTable
 
 
@@ -186,11 +186,10 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     # the Han runs of 2+ characters (start, end).
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     offsets = np.cumsum(lengths + 1) - (lengths + 1)
-    at = [plan.junctions if len(plan.positions) == len(plan.text) else plan.positions[plan.junctions] for plan in live]
+    at = [plan.junctions if plan.spaceless else plan.positions[plan.junctions] for plan in live]
     at = np.concatenate(at or [np.zeros(0, np.int64)]) + np.repeat(offsets, [len(j) for j in at])
-    runs = [[(offset, r.start, r.end) for r in plan.runs if r.kind == "han" and r.end - r.start > 1]
-            for offset, plan in zip(offsets.tolist(), live)]
-    runs = np.array([run for text_runs in runs for run in text_runs], dtype=np.int64).reshape(-1, 3)
+    runs = np.array([(offset, r.start, r.end) for offset, plan in zip(offsets.tolist(), live)
+                     for r in plan.runs if r.kind == "han" and r.end - r.start > 1], dtype=np.int64).reshape(-1, 3)
     if not len(runs):
         return cuts
     # Per run: its characters and its first junction; a run is decoded when a junction follows
@@ -239,7 +238,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
 def _run_characters(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every character of runs of `sizes` characters, in order: its run and its index inside it."""
     run_of = np.repeat(np.arange(len(sizes)), sizes)
-    return run_of, np.arange(len(run_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return run_of, ranks_in_groups(sizes)
 
 
 def _decoded_words(cut: np.ndarray, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray):
@@ -288,7 +287,7 @@ def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
     first, words = np.concatenate(firsts_of), np.concatenate(counts)
     if not len(first):
         return
-    word = np.repeat(first, words) + np.arange(words.sum()) - np.repeat(np.cumsum(words) - words, words)
+    word = np.repeat(first, words) + ranks_in_groups(words)
     strength, chosen = judge(text, begin[first], (length[word], words), table, options)
     taken = np.zeros(len(length), dtype=bool)
     order = np.argsort(-strength, kind="stable")

@@ -32,6 +32,7 @@ class TextPlan:
     def __init__(self, text: str):
         self.text = text
         self.runs = runs = split_runs(text)
+        self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
         # A junction q (cut between model inputs q and q+1) between two Han characters needs
         # the model. A Han run may end in marks that belong to its last character (an accent,
         # a variation selector U+E0100…, a ZWJ): only the junctions between its leading Han
@@ -43,7 +44,6 @@ class TextPlan:
             self.positions = np.arange(len(text), dtype=np.int64)
             junctions = [q for start, end in han for q in range(start, end - 1)]
             self.junctions = np.array(junctions, dtype=np.int64) if junctions else EMPTY
-            self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
             return
         # positions[q] = index in `text` of the q-th non-space character (the model's q-th input).
         spans = [(r.start, r.end) for r in runs if r.kind != "space"]
@@ -52,7 +52,11 @@ class TextPlan:
         index_of[self.positions] = np.arange(len(self.positions))
         junctions = [np.arange(index_of[start], index_of[end - 1]) for start, end in han if end - start > 1]
         self.junctions = np.concatenate(junctions) if junctions else EMPTY
-        self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
+
+    @property
+    def spaceless(self) -> bool:
+        """Every character is a model input: input q is text[q], and the model sequence is the text."""
+        return len(self.positions) == len(self.text)
 
 
 def score_texts(
@@ -83,7 +87,7 @@ def read_junction_scores(
     if not todo:
         return
     # The model sequences of the batch side by side, encoded at once: ids[base[p] + q] is plan p's q-th input.
-    sequences = [plan.text if len(plan.positions) == len(plan.text)  # spaceless: the text itself
+    sequences = [plan.text if plan.spaceless
                  else "".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space") for plan in todo]
     lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(todo))
     base = np.cumsum(lengths) - lengths
@@ -129,13 +133,14 @@ def read_junction_scores(
     junctions = np.concatenate([plan.junctions for plan in todo])
     # Every junction is kept by one window, and the windows go plan by plan, in order: their
     # kept junctions, one after the other, are the plans' junctions in plan order.
-    kept_junctions = junctions[np.repeat(plan_first[owner] + first, kept) + _ranks(kept)]
+    kept_junctions = junctions[np.repeat(plan_first[owner] + first, kept) + ranks_in_groups(kept)]
     where = np.repeat(column - (starts - base[owner]), kept) + kept_junctions
     gathered = np.concatenate(results, axis=1)[:, where].astype(np.float32, copy=False)
     for plan, a, b in zip(todo, plan_first.tolist(), (plan_first + per_plan).tolist()):
         plan.scores = gathered[:, a:b]
 
 
-def _ranks(sizes: np.ndarray) -> np.ndarray:
-    """0, 1, ..., sizes[0] - 1, 0, 1, ..., sizes[1] - 1, ...: each item's rank within its group."""
+def ranks_in_groups(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ..., sizes[0] - 1, 0, 1, ..., sizes[1] - 1, ...: each item's rank within its group
+    of consecutive items (groups of `sizes` items, in order)."""
     return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
