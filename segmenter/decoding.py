@@ -300,21 +300,37 @@ def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
 
 def _units_by_share(text, where, pieces, table, options):
     """The four characters' share of their most frequent inner two characters' occurrences."""
-    whole, share = table.shares_at(text, where, 4, [(0, 2), (1, 2), (2, 2)])
-    share = np.where(np.isfinite(share), share, 0.0)  # inner two characters the table lacks: no share
-    return share, ((whole >= options.join_min_count) & (share >= options.join_units)
-                   & (table.autonomy_at(text, where, np.full(len(where), 4)) >= options.units_from))
+    strength, chosen, seen, whole = _frequent(text, where, 4, table, options)
+    where = where[seen]
+    _, share = table.shares_at(text, where, 4, [(0, 2), (1, 2), (2, 2)], whole=whole[seen])
+    strength[seen] = share = np.where(np.isfinite(share), share, 0.0)  # inner two the table lacks: no share
+    chosen[seen] = (share >= options.join_units) & (table.autonomy_at(text, where, np.full(len(where), 4))
+                                                    >= options.units_from)
+    return strength, chosen
 
 
 def _units_by_model(text, where, pieces, table, options):
     """log p(the four as one word) - the sum of log p of the decoder's pieces."""
-    four, n = np.full(len(where), 4), len(where)
-    margin = table.logp_margin_at(text, where, *pieces)
+    strength, chosen, seen, _ = _frequent(text, where, 4, table, options)
+    lengths, words = pieces
+    where, n, words = where[seen], int(seen.sum()), words[seen]
+    margin = table.logp_margin_at(text, where, lengths[np.repeat(seen, pieces[1])], words)
     singles = table.logp_at(text, np.concatenate([where + i for i in range(4)]), np.ones(4 * n, dtype=np.int64))
     common = singles.reshape(4, n).max(axis=0)  # the commonest single character among the four
-    chosen = ((table.counts_at(text, where, four) >= options.join_min_count) & (margin >= options.units_logp)
-              & (table.autonomy_at(text, where, four) >= options.units_logp_from) & (common <= options.units_common))
-    return margin, chosen
+    strength[seen] = margin
+    chosen[seen] = ((margin >= options.units_logp) & (common <= options.units_common)
+                    & (table.autonomy_at(text, where, np.full(n, 4)) >= options.units_logp_from))
+    return strength, chosen
+
+
+def _frequent(text, where, length, table, options) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(strength, chosen, seen, counts) for the candidate strings text[where[i] : where[i] + length]:
+    seen, those the table counts join_min_count times or more, the only ones a join may take, so
+    the only ones whose other values are looked up (most candidates are rarer); strength 0 and
+    chosen False for the others (their strength orders nothing: only the chosen are taken,
+    strongest first)."""
+    counts = table.counts_at(text, where, np.broadcast_to(np.int64(length), where.shape))
+    return np.zeros(len(where)), np.zeros(len(where), dtype=bool), counts >= options.join_min_count, counts
 
 
 def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray,
@@ -346,10 +362,15 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
     pair, left, right = pair[keep], left[keep], right[keep]
     if not len(pair):
         return
+    # Only a pair the table counts join_min_count times may join: the others' parts are not looked up.
+    whole = table.counts_at(text, begin[pair], left + right)
+    frequent = whole >= options.join_min_count
+    pair, left, right, whole = pair[frequent], left[frequent], right[frequent], whole[frequent]
     begin = begin[pair]
     two = np.minimum(left + right - 1, 2)  # 1+1: the single characters
     # count(word) / count of its first two characters, and of the two after the left word
-    whole, share_first, share_second = table.shares_at(text, begin, left + right, [(0, two)], [(left, two)])
+    _, share_first, share_second = table.shares_at(text, begin, left + right, [(0, two)], [(left, two)],
+                                                   whole=whole)
     two_chars = ((left == 1) & (right == 1) & (np.minimum(share_first, share_second) >= (options.join2 or np.inf))
                  & (scores[after[pair]] < options.join2_below))
     four = (left == 2) & (right == 2) & (np.maximum(share_first, share_second) >= (options.join4 or np.inf))
@@ -359,7 +380,7 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
         by_model = np.flatnonzero((left == 2) & (right == 1))  # log p(word) against log p of its two words
         margin = table.logp_margin_at(text, begin[by_model], [(2, 1)] * len(by_model))
         three[by_model[margin >= options.join3_logp]] = True
-    chosen = pair[(whole >= options.join_min_count) & (four | ((left + right == 3) & three) | two_chars)]
+    chosen = pair[four | ((left + right == 3) & three) | two_chars]
     _join_pairs(cut, after, chosen)
 
 
@@ -380,8 +401,12 @@ def join_long_words(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.nd
     if not len(pair):
         return
     around = begin[pair + 1] - left  # the string of `left` + `right` characters around the junction
-    whole, share_left, share_right = table.shares_at(text, around, left + right, [(0, left)], [(left, right)])
-    chosen = pair[(whole >= options.join_min_count) & (np.minimum(share_left, share_right) >= options.join_long)]
+    whole = table.counts_at(text, around, left + right)
+    frequent = whole >= options.join_min_count  # the only pairs that may join: their sides are looked up
+    pair, left, right, around, whole = (a[frequent] for a in (pair, left, right, around, whole))
+    _, share_left, share_right = table.shares_at(text, around, left + right, [(0, left)], [(left, right)],
+                                                 whole=whole)
+    chosen = pair[np.minimum(share_left, share_right) >= options.join_long]
     _join_pairs(cut, after, chosen)
 
 

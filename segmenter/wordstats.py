@@ -384,17 +384,20 @@ class WordTable:
             margin[owner[rank == r]] -= parts[rank == r]  # one piece per string at a time: left to right
         return margin
 
-    def shares_at(self, text: str, starts: np.ndarray, lengths, *parts) -> list[np.ndarray]:
+    def shares_at(self, text: str, starts: np.ndarray, lengths, *parts, whole=None) -> list[np.ndarray]:
         """[count(w), then count(w) / count(part) per part] for the strings w = text[starts[i] :
         starts[i] + lengths[i]]: the share of the part's raw-text occurrences that are inside w (1: the
         part never occurs without the rest). A part is a list of (offset in w, length), ints or one
         per string; of several, the most frequent is the part. x / 0 gives inf, 0 / 0 NaN: callers
-        compare. lengths: an int or one per string. One lookup serves all."""
+        compare. lengths: an int or one per string. One lookup serves all. whole: count(w), when
+        the caller has looked it up already (counts_at)."""
         starts = np.asarray(starts, dtype=np.int64)
-        spans = [(0, lengths)] + [span for part in parts for span in part]
+        spans = ([] if whole is not None else [(0, lengths)]) + [span for part in parts for span in part]
         where = [np.broadcast_to(starts + offset, starts.shape) for offset, _ in spans]
         sizes = [np.broadcast_to(np.asarray(size, dtype=np.int64), starts.shape) for _, size in spans]
         counts = self.counts_at(text, np.concatenate(where), np.concatenate(sizes)).reshape(len(spans), len(starts))
+        if whole is not None:
+            counts = np.concatenate([np.asarray(whole, dtype=counts.dtype)[None], counts])
         whole, out, used = counts[0], [counts[0]], 1
         for part in parts:
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -37,6 +37,10 @@ def test_shares_divide_the_whole_count_by_the_part_count():
     assert table.shares_at(text, [2], 2, [(0, 1)])[1][0] == 1.0  # 主 occurs only in 主义
     _, unknown = table.shares_at("国主", [0], 2, [(0, 1)])  # 国主 never occurs, 国 does
     assert unknown[0] == 0.0
+    # a caller that has the whole counts already (the decoder's joins look them up first) passes them
+    given = table.shares_at(text, [0, 2], 4, [(0, 2)], [(0, 2), (2, 2)], whole=table.counts_at(text, [0, 2], [4, 4]))
+    for got, expected in zip(given, table.shares_at(text, [0, 2], 4, [(0, 2)], [(0, 2), (2, 2)])):
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_heads_by_layer_and_back_to_profile_order():
