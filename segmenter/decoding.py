@@ -377,7 +377,8 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
     three = (((left == 2) & (share_first >= (options.join3 or np.inf)))
              | ((right == 2) & (left == 1) & (share_second >= (options.join3 or np.inf))))
     if options.join3_logp is not None and table.unigram is not None:
-        by_model = np.flatnonzero((left == 2) & (right == 1))  # log p(word) against log p of its two words
+        # log p(word) against log p of its two words, for the 2+1 pairs the counts did not join already
+        by_model = np.flatnonzero((left == 2) & (right == 1) & ~three)
         margin = table.logp_margin_at(text, begin[by_model], [(2, 1)] * len(by_model))
         three[by_model[margin >= options.join3_logp]] = True
     chosen = pair[four | ((left + right == 3) & three) | two_chars]
