@@ -271,10 +271,12 @@ def join_units(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray
 
 
 def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
-    """join_units' pass with one criterion: judge(text, where, pieces, table, options) ->
-    (strength, chosen) per candidate, where `where` is the candidates' first characters and
-    pieces = (lengths of all candidates' words, flat in candidate order; words per candidate);
-    the strongest join first."""
+    """join_units' pass with one criterion: judge(text, where, pieces, counts, table, options) ->
+    (strength, chosen) per candidate, where `where` is the candidates' first characters,
+    pieces = (lengths of all candidates' words, flat in candidate order; words per candidate) and
+    counts the table's counts of the four characters; the strongest join first. Only the four
+    characters the table counts join_min_count times may join: the others are not judged (most
+    candidates are rarer), and leaving them out orders the rest as before (a stable sort)."""
     run, begin, length, after = _decoded_words(cut, starts, sizes, firsts)
     firsts_of, counts = [], []  # candidates: (first word, words) of 2-4 words in one run that make four characters
     for words in (2, 3, 4):
@@ -285,10 +287,13 @@ def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
         firsts_of.append(first[same_run & (total == 4) & (shortest == 1)])
         counts.append(np.full(len(firsts_of[-1]), words))
     first, words = np.concatenate(firsts_of), np.concatenate(counts)
+    seen = table.counts_at(text, begin[first], np.full(len(first), 4))
+    frequent = seen >= options.join_min_count
+    first, words, seen = first[frequent], words[frequent], seen[frequent]
     if not len(first):
         return
     word = np.repeat(first, words) + ranks_in_groups(words)
-    strength, chosen = judge(text, begin[first], (length[word], words), table, options)
+    strength, chosen = judge(text, begin[first], (length[word], words), seen, table, options)
     taken = np.zeros(len(length), dtype=bool)
     order = np.argsort(-strength, kind="stable")
     for c in order[chosen[order]].tolist():
@@ -298,39 +303,23 @@ def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
             cut[after[j : j + n - 1]] = False
 
 
-def _units_by_share(text, where, pieces, table, options):
+def _units_by_share(text, where, pieces, counts, table, options):
     """The four characters' share of their most frequent inner two characters' occurrences."""
-    strength, chosen, seen, whole = _frequent(text, where, 4, table, options)
-    where = where[seen]
-    _, share = table.shares_at(text, where, 4, [(0, 2), (1, 2), (2, 2)], whole=whole[seen])
-    strength[seen] = share = np.where(np.isfinite(share), share, 0.0)  # inner two the table lacks: no share
-    chosen[seen] = (share >= options.join_units) & (table.autonomy_at(text, where, np.full(len(where), 4))
-                                                    >= options.units_from)
-    return strength, chosen
+    _, share = table.shares_at(text, where, 4, [(0, 2), (1, 2), (2, 2)], whole=counts)
+    share = np.where(np.isfinite(share), share, 0.0)  # inner two characters the table lacks: no share
+    return share, ((share >= options.join_units)
+                   & (table.autonomy_at(text, where, np.full(len(where), 4)) >= options.units_from))
 
 
-def _units_by_model(text, where, pieces, table, options):
+def _units_by_model(text, where, pieces, counts, table, options):
     """log p(the four as one word) - the sum of log p of the decoder's pieces."""
-    strength, chosen, seen, _ = _frequent(text, where, 4, table, options)
-    lengths, words = pieces
-    where, n, words = where[seen], int(seen.sum()), words[seen]
-    margin = table.logp_margin_at(text, where, lengths[np.repeat(seen, pieces[1])], words)
+    four, n = np.full(len(where), 4), len(where)
+    margin = table.logp_margin_at(text, where, *pieces)
     singles = table.logp_at(text, np.concatenate([where + i for i in range(4)]), np.ones(4 * n, dtype=np.int64))
     common = singles.reshape(4, n).max(axis=0)  # the commonest single character among the four
-    strength[seen] = margin
-    chosen[seen] = ((margin >= options.units_logp) & (common <= options.units_common)
-                    & (table.autonomy_at(text, where, np.full(n, 4)) >= options.units_logp_from))
-    return strength, chosen
-
-
-def _frequent(text, where, length, table, options) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(strength, chosen, seen, counts) for the candidate strings text[where[i] : where[i] + length]:
-    seen, those the table counts join_min_count times or more, the only ones a join may take, so
-    the only ones whose other values are looked up (most candidates are rarer); strength 0 and
-    chosen False for the others (their strength orders nothing: only the chosen are taken,
-    strongest first)."""
-    counts = table.counts_at(text, where, np.broadcast_to(np.int64(length), where.shape))
-    return np.zeros(len(where)), np.zeros(len(where), dtype=bool), counts >= options.join_min_count, counts
+    chosen = ((margin >= options.units_logp) & (table.autonomy_at(text, where, four) >= options.units_logp_from)
+              & (common <= options.units_common))
+    return margin, chosen
 
 
 def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray,

@@ -31,14 +31,14 @@ class TextPlan:
 
     def __init__(self, text: str):
         self.text = text
-        self.runs = runs = split_runs(text)
+        plain = is_plain(text)  # split_runs and the Han runs below both ask
+        self.runs = runs = split_runs(text, plain)
         self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
         # A junction q (cut between model inputs q and q+1) between two Han characters needs
         # the model. A Han run may end in marks that belong to its last character (an accent,
         # a variation selector U+E0100…, a ZWJ): only the junctions between its leading Han
         # characters count, so that no word starts with a mark. A text of plain characters
         # (text.is_plain) has no marks: its Han runs end where their Han characters do.
-        plain = is_plain(text)
         han = [(r.start, r.end if plain else HAN_SPAN_RE.match(text, r.start).end()) for r in runs if r.kind == "han"]
         if "space" not in map(_KIND, runs):  # every character is a model input: q = its index
             self.positions = np.arange(len(text), dtype=np.int64)

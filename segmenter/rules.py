@@ -28,8 +28,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from .text import HAN_SPAN_RE, Run, attached_end, han_mask
-from .wordstats import code_points
+from .text import HAN_SPAN_RE, Run, attached_end, code_points, han_mask
 
 STANDARD_NAMES = ("pku", "msr", "ud", "general")  # the named standards (levels.STANDARDS), each row's `at`
 COUNT_STANDARDS = ("fine", "default", "coarse")  # how a standard writes counts: UD's, PKU's, MSR's
@@ -84,7 +83,7 @@ class Texts:
 
     @property
     def codes(self) -> np.ndarray:
-        """Code points of `text` (wordstats.code_points), computed once."""
+        """Code points of `text` (text.code_points), computed once."""
         if self._codes is None:
             self._codes = code_points(self.text)
         return self._codes

@@ -88,9 +88,10 @@ def is_plain(text: str) -> bool:
     return _PLAIN_RE.fullmatch(text) is not None
 
 
-def split_runs(text: str) -> list[Run]:
-    """Runs covering `text` exactly: `"".join(text[r.start:r.end] for r in runs) == text`."""
-    if is_plain(text):  # most text: one regex pass
+def split_runs(text: str, plain: bool | None = None) -> list[Run]:
+    """Runs covering `text` exactly: `"".join(text[r.start:r.end] for r in runs) == text`.
+    plain: is_plain(text), where the caller knows it already (TextPlan); None: found here."""
+    if is_plain(text) if plain is None else plain:  # most text: one regex pass
         runs = []
         for match in _RUN_RE.finditer(text):
             kind, (start, end) = match.lastgroup, match.span()
@@ -131,6 +132,12 @@ def attached_end(text: str, end: int) -> int:
 
 def is_han(char: str) -> bool:
     return HAN_RE.match(char) is not None
+
+
+def code_points(text: str) -> np.ndarray:
+    """Unicode code points of `text`, int64 (one per character, astral ones included; a lone
+    surrogate, as surrogateescape decoding leaves for undecodable bytes, is its own code point)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
 
 
 def han_mask(codepoints: np.ndarray) -> np.ndarray:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .text import code_points
+
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 BMP = 0x10000  # code points below: the Basic Multilingual Plane
 
@@ -61,7 +63,7 @@ class CharVocab:
 
     def encode(self, chars: str) -> np.ndarray:
         """Ids of the characters of `chars` (no [CLS]/[SEP]); shape (len(chars),)."""
-        codes = np.frombuffer(chars.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)  # one per character
+        codes = code_points(chars)
         in_bmp = codes < BMP
         everywhere = bool(in_bmp.all())
         where = codes if everywhere else np.where(in_bmp, codes, 0)

@@ -32,7 +32,7 @@ import numpy as np
 
 from .corpus import iter_raw_lines
 from .hashindex import KeyIndex
-from .text import han_mask
+from .text import code_points, han_mask
 
 TABLE_FILE = "ngrams.npz"
 # A model folder may read another folder's table instead of holding a copy: its head profile's
@@ -69,12 +69,6 @@ def standalone_table(folder: Path, runtime: dict, out: Path) -> dict:
         return runtime
     shutil.copy2(table, out / TABLE_FILE)
     return {key: value for key, value in runtime.items() if key != TABLE_REFERENCE}
-
-
-def code_points(text: str) -> np.ndarray:
-    """Unicode code points of `text`, int64 (one per character, astral ones included; a lone
-    surrogate, as surrogateescape decoding leaves for undecodable bytes, is its own code point)."""
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
 
 
 def grouped_entropy(keys: np.ndarray, counts: np.ndarray, grams: np.ndarray, neighbours: np.ndarray) -> np.ndarray:

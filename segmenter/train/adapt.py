@@ -40,8 +40,8 @@ from ..files import check_new_folder, staged_folder
 from ..integrity import write_manifest
 from ..model import check_folder, embedded_model_path, read_profile, resolve_model_folder
 from ..profile import PROFILE_FILE
-from ..text import HAN_RE, han_mask
-from ..wordstats import TABLE_FILE, TABLE_REFERENCE, WordTable, _hash_step, code_points, table_path
+from ..text import HAN_RE, code_points, han_mask
+from ..wordstats import TABLE_FILE, TABLE_REFERENCE, WordTable, _hash_step, table_path
 from .model_card import append_card_section
 
 # (Han characters of the raw text at least, min_count): strings seen this often are added. Dev:

@@ -20,8 +20,8 @@ from typing import Iterable
 
 import numpy as np
 
-from ..text import han_mask
-from ..wordstats import code_points, grouped_entropy
+from ..text import code_points, han_mask
+from ..wordstats import grouped_entropy
 
 
 class BranchingEntropy:

@@ -27,8 +27,8 @@ from typing import Iterable
 
 import numpy as np
 
-from ..text import HAN_SPAN_RE
-from ..wordstats import UNIGRAM_FLOOR as FLOOR_COUNT, WordTable, _hash_step, code_points, find_keys
+from ..text import HAN_SPAN_RE, code_points
+from ..wordstats import UNIGRAM_FLOOR as FLOOR_COUNT, WordTable, _hash_step, find_keys
 
 log = logging.getLogger(__name__)
 
