@@ -123,6 +123,21 @@ def test_function_words_and_particles_split_unless_the_model_has_the_pair_as_a_w
 
 
 @pytest.mark.slow
+def test_msr_keeps_whole_the_function_words_it_writes_whole():
+    table = Segmenter().word_table
+    text = "不是也是都是就是已有"
+    ends = np.arange(2, len(text) + 1, 2)
+    general, msr = (split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(),
+                                                        STANDARDS[name].rules, table)) for name in ("general", "msr"))
+    assert general == list("不是也是都是就是已有")
+    assert msr == ["不是", "也是", "都是", "就", "是", "已", "有"]  # "coarse": 不 leads, 也是 都是 pairs
+    assert split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(coarse_leads="", coarse_pairs=""),
+                                               STANDARDS["msr"].rules, table)) == general
+    with pytest.raises(ValueError, match="coarse_pairs"):
+        apply_conventions(text, split_runs(text), ends, Conventions(coarse_pairs="也是都"), STANDARDS["msr"].rules, table)
+
+
+@pytest.mark.slow
 def test_the_shipped_default_splits_function_words():
     seg = Segmenter()
     words = seg.segment("他已经来了，这就是我们已有的。")

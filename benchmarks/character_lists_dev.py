@@ -1,0 +1,103 @@
+"""The conventions' character lists on six dev files: what each character of a list does.
+
+For the function words, particles and classifiers of rules.TABLE (conventions.Conventions): word
+F1 of the general standard, embedded default model, on the first sentences of each dev file with
+the shipped lists, then the change when one character is taken out of its list (those in it) or
+put in (the candidates tried and left out). The same on held-out sentences 1,301-4,000 of the
+three larger files (pku_dev, msr_dev, weibo_dev), which chose nothing. The heads are run once;
+only the conventions change between rows. Dev files only.
+
+    python benchmarks/character_lists_dev.py   # writes benchmarks/results/character_lists_dev.md
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from segmenter.api import Segmenter  # noqa: E402
+from segmenter.bench.evaluation import score  # noqa: E402
+from segmenter.conventions import DEFAULT_CONVENTIONS  # noqa: E402
+from segmenter.corpus import read_gold  # noqa: E402
+
+GOLD = ROOT.parent / "shared" / "corpora" / "gold"
+DEV = ("pku_dev", "msr_dev", "ud_gsdsimp_dev", "weibo_dev", "novel_dev", "derm_dev")
+HELD_OUT = ("pku_dev", "msr_dev", "weibo_dev")
+# The characters each list is measured for: the shipped ones (each taken out) or, for the long
+# classifier list, those its last change added; then those tried and left out (each put in).
+MEASURED = {"function_words": None, "particles": None, "classifiers": "声丝团道幕眼口副群"}  # None: all
+LEFT_OUT = {
+    "function_words": "那还太被把对在有每各本其自正并总好会要多常较一",
+    "particles": "的地",
+    "classifiers": "阵下点番对",
+}
+
+
+def scorer(seg: Segmenter, files: tuple[str, ...], first: int, count: int):
+    """F1 per file of `seg` with given conventions, the heads run once: conventions -> (F,) array."""
+    gold = {name: read_gold(GOLD / f"{name}.txt", first + count)[first:] for name in files}
+    plans = {name: seg.score_texts(["".join(words) for words in gold[name]], show_progress=False) for name in files}
+
+    def f1(conventions) -> np.ndarray:
+        seg.conventions = conventions
+        return np.array([score(gold[name], [[t.word for t in ts] for ts in seg.assemble(plans[name])]).F1
+                         for name in files])
+    return f1
+
+
+def variants():
+    """(label, conventions) for each character of each list: out of the list, or into it."""
+    for field, left_out in LEFT_OUT.items():
+        shipped = getattr(DEFAULT_CONVENTIONS, field)
+        for ch in dict.fromkeys(MEASURED[field] or shipped):
+            yield f"{field} without {ch}", replace(DEFAULT_CONVENTIONS, **{field: shipped.replace(ch, "")})
+        for ch in left_out:
+            yield f"{field} with {ch} (left out)", replace(DEFAULT_CONVENTIONS, **{field: shipped + ch})
+
+
+def table(title: str, files, f1, rows) -> list[str]:
+    base = f1(DEFAULT_CONVENTIONS)
+    lines = [f"## {title}", "", "| lists | " + " | ".join(files) + " | mean |", "|---" + "|--:" * (len(files) + 1) + "|",
+             "| shipped (F1) | " + " | ".join(f"{x:.4f}" for x in base) + f" | **{base.mean():.4f}** |"]
+    for label, conventions in rows:
+        delta = f1(conventions) - base
+        lines.append(f"| {label} | " + " | ".join(f"{x:+.4f}" for x in delta) + f" | **{delta.mean():+.4f}** |")
+    return lines + [""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sentences", type=int, default=1300, help="first sentences of each dev file (default: 1300)")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "character_lists_dev.md"))
+    args = parser.parse_args()
+    started = time.perf_counter()
+    seg = Segmenter(standard="general")
+    c = DEFAULT_CONVENTIONS
+    lines = ["# The conventions' character lists on six dev files", "",
+             f"Written by `python benchmarks/character_lists_dev.py --sentences {args.sentences}`. Word F1 of the "
+             "general standard (embedded default model) with the shipped lists, then the change when one character "
+             "leaves its list or joins it. Shipped:", "",
+             f"- function_words `{c.function_words}` (and `coarse_leads` `{c.coarse_leads}`, `coarse_pairs` "
+             f"`{c.coarse_pairs}` for MSR's \"coarse\")",
+             f"- particles `{c.particles}`", f"- classifiers `{c.classifiers}`", "",
+             "A list gained a character where the six files' mean gained and the held-out sentences did not "
+             "lose; the function words are one-character adverbs, pronouns, demonstratives and modals, "
+             "the classifiers those of counts (一声 一道 一丝: 一 apart at the default counts).", ""]
+    rows = list(variants())
+    lines += table(f"First {args.sentences} sentences of each dev file", DEV, scorer(seg, DEV, 0, args.sentences), rows)
+    lines += table(f"Held out: sentences {args.sentences + 1}-4,000", HELD_OUT,
+                   scorer(seg, HELD_OUT, args.sentences, 4000 - args.sentences), rows)
+    lines[2] = lines[2].replace("`. Word", f"` ({time.perf_counter() - started:.0f} s). Word", 1)
+    Path(args.out).write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
