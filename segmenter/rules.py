@@ -263,7 +263,7 @@ def split_marks(texts, ends, c, on, word_table):
 
 def split_counts(texts, ends, c, counts, word_table):
     """A word of a numeral (one or two characters) and a classifier splits before the
-    classifier where the standard of `counts` writes them apart (_count_apart); 这一 and 那一
+    classifier where the standard of `counts` writes them apart (_count_apart); 这一, 另一 and 每一
     split at every level. Only in a text with a numeral right before a classifier or 一."""
     if not c.classifiers:
         return ends
@@ -303,10 +303,11 @@ def _is_ordinal(numeral: str, c) -> bool:
 
 def split_function_words(texts, ends, c, setting, word_table):
     """A two-character Han word led by one of `function_words`, or ended by one of `particles`,
-    splits in two (就是 -> 就|是, 有着 -> 有|着), unless the word table's unigram model has the
-    word more than e**function_pair_logp times likelier than its two characters as words (已经,
-    也许, 觉得 stay). Without a unigram model nothing tells 已有 from 已经: the rule does not run.
-    setting "coarse" (MSR) keeps whole the words led by one of `coarse_leads` (不是 不能) and the
+    splits in two (就是 -> 就|是, 有着 -> 有|着), unless its second character is one of
+    `bound_ends`, which make words of a demonstrative (这里 这么 这儿), or the word table's
+    unigram model has the word more than e**function_pair_logp times likelier than its two
+    characters as words (已经, 也许, 觉得 stay). Without a unigram model nothing tells 已有 from 已经: the rule does not run.
+    setting "coarse" (MSR) keeps whole the words led by one of `coarse_leads` (不是 不要) and the
     pairs of `coarse_pairs` (也是 都是), as MSR writes them."""
     if (not (c.function_words or c.particles) or word_table is None or word_table.unigram is None
             or not _any_of(c.function_words + c.particles).search(texts.text)):
@@ -314,7 +315,7 @@ def split_function_words(texts, ends, c, setting, word_table):
     starts = _word_starts(ends)
     pairs = starts[ends - starts == 2]
     first, second = texts.codes[pairs], texts.codes[pairs + 1]
-    led = _in(first, c.function_words) | _in(second, c.particles)
+    led = _in(first, c.function_words) & ~_in(second, c.bound_ends) | _in(second, c.particles)
     if setting == "coarse":
         pair_codes = first.astype(np.int64) * 0x110000 + second
         led &= ~_in(first, c.coarse_leads) & ~np.isin(pair_codes, _pair_codes(c.coarse_pairs))
@@ -440,17 +441,17 @@ TABLE = (
              default_numerals="二三四五六七八九十两几半",  # default: these split from any classifier ...
              one_joins="个些样家代",  # ... and 一 from any but these (PKU: 一个, 一 年)
              coarse_one_splits="位项条座支场份张名届句棵轮步",  # coarse: 一 splits from these only (MSR: 一 位, 一次)
-             demonstratives="这那",  # 这一 and 那一 split at every level (PKU and MSR: 这 一)
+             demonstratives="这那另每某",  # 这一 另一 每一 split at every level (every gold file: 这 一)
              classifiers=("个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把"
-                          "本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步声丝团道幕眼口副群"))),
+                          "本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步声丝团道幕眼口副群块"))),
     # The function words: one-character adverbs, pronouns and demonstratives, chosen on the six dev
     # files' mean (benchmarks/function_words_dev.py); e**6.5: 就是 is not likelier as one word, 已经 is.
     Rule("split_function_words", "a two-character word led by a function word or ended by a particle "
-                                 "splits: 就|是 不|能 已|有 有|着 (but 已经 也许, by the unigram model; MSR: 不能 也是)",
+                                 "splits: 就|是 不|是 已|有 有|着 (but 已经 也许, by the unigram model; MSR: 不是 也是)",
          split_function_words, _at(True, True, "coarse", True), choices=(False, True, "coarse"), search=(),
          params=dict(
              function_words="都也就更已将曾他没仍只给仅不这又让才最很再我你她它可应", particles="着过得了",
-             function_pair_logp=6.5,
+             bound_ends="里么儿", function_pair_logp=6.5,
              coarse_leads="不",  # "coarse" keeps these words whole ...
              coarse_pairs="也是都是")),  # ... and these pairs (two characters each)
     Rule("pair_joins", "the decoder joins cohesive 2+1, 1+2 and 2+2 pairs: 新华社 生产总值 (PKU, MSR; UD: 1+1 only)",

@@ -73,6 +73,9 @@ def test_counts_split_by_level():
     assert words_after(text, words) == ["一个", "人", "和", "两", "条", "这三年"]  # PKU-like: 一个 each way, 两 条 apart
     assert words_after(text, words, granularity=0.0) == ["一", "个", "人", "和", "两", "条", "这三", "年"]
     assert words_after("一个人", ["一个人"], granularity=0.0) == ["一个人"]  # not a numeral + classifier word
+    for granularity in (0.0, 0.5, 1.0):  # a demonstrative and 一 split at every level; 一声 is a count too
+        assert words_after("另一声", ["另一", "声"], granularity=granularity) == ["另", "一", "声"]
+    assert words_after("一声", ["一声"]) == ["一", "声"] and words_after("一声", ["一声"], granularity=1.0) == ["一声"]
 
 
 def test_an_ordinal_splits_from_its_classifier_except_coarser():
@@ -130,6 +133,9 @@ def test_msr_keeps_whole_the_function_words_it_writes_whole():
     general, msr = (split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(),
                                                         STANDARDS[name].rules, table)) for name in ("general", "msr"))
     assert general == list("不是也是都是就是已有")
+    here = "这里这么这是"  # 里 么 end words of a demonstrative: 这|是 splits, 这里 这么 stay
+    assert split_words(here, apply_conventions(here, split_runs(here), np.array([2, 4, 6]), Conventions(),
+                                               STANDARDS["general"].rules, table)) == ["这里", "这么", "这", "是"]
     assert msr == ["不是", "也是", "都是", "就", "是", "已", "有"]  # "coarse": 不 leads, 也是 都是 pairs
     assert split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(coarse_leads="", coarse_pairs=""),
                                                STANDARDS["msr"].rules, table)) == general
