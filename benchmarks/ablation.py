@@ -170,7 +170,7 @@ def rows() -> list[tuple[str, object]]:
 
     def words(words_table=table, **options):
         # the first decoder, then what each row names: later defaults stay off unless a row adds them
-        first = {"alpha": 0.1, "bonus": 2.0, "gamma": 0.0, "join2": None, "join3": None, "join4": None, "join_units": None, "max_len": 6, "units_logp": None}
+        first = {"alpha": 0.1, "bonus": 2.0, "gamma": 0.0, "join2": None, "join2_logp": None, "join3": None, "join4": None, "join_units": None, "max_len": 6, "units_logp": None}
         decoding = WordDecoding(**{**first, **options})
         return lambda p: cut_junctions(p, p.scores[0], words_table, decoding)
 

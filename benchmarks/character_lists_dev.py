@@ -44,12 +44,15 @@ LEFT_OUT = {
 
 
 def scorer(seg: Segmenter, files: tuple[str, ...], first: int, count: int):
-    """F1 per file of `seg` with given conventions, the heads run once: conventions -> (F,) array."""
+    """Word F1 per file of `seg` on sentences first+1..first+count, the heads run once:
+    f1(**attributes) -> (len(files),) array, with those attributes of `seg` set (conventions=,
+    word_decoding=, standard=). Only word assembly runs again for each call."""
     gold = {name: read_gold(GOLD / f"{name}.txt", first + count)[first:] for name in files}
     plans = {name: seg.score_texts(["".join(words) for words in gold[name]], show_progress=False) for name in files}
 
-    def f1(conventions) -> np.ndarray:
-        seg.conventions = conventions
+    def f1(**attributes) -> np.ndarray:
+        for name, value in attributes.items():
+            setattr(seg, name, value)
         return np.array([score(gold[name], [[t.word for t in ts] for ts in seg.assemble(plans[name])]).F1
                          for name in files])
     return f1
@@ -66,11 +69,11 @@ def variants():
 
 
 def table(title: str, files, f1, rows) -> list[str]:
-    base = f1(DEFAULT_CONVENTIONS)
+    base = f1(conventions=DEFAULT_CONVENTIONS)
     lines = [f"## {title}", "", "| lists | " + " | ".join(files) + " | mean |", "|---" + "|--:" * (len(files) + 1) + "|",
              "| shipped (F1) | " + " | ".join(f"{x:.4f}" for x in base) + f" | **{base.mean():.4f}** |"]
     for label, conventions in rows:
-        delta = f1(conventions) - base
+        delta = f1(conventions=conventions) - base
         lines.append(f"| {label} | " + " | ".join(f"{x:+.4f}" for x in delta) + f" | **{delta.mean():+.4f}** |")
     return lines + [""]
 

@@ -77,6 +77,12 @@ class WordDecoding:
     # is as cohesive, and the head is sure of that cut.
     join2: float | None = 0.015
     join2_below: float = 3.0
+    # ... and also 1+1 where the unigram model has the pair e**join2_logp times likelier as one word
+    # than as its two characters and the heads' score is below join2_logp_below (对|方 之|一: the
+    # heads cut after a character that is mostly a word of its own). Conventions split the
+    # function-word pairs this joins again (就是 -> 就|是, rules.split_function_words). None: never.
+    join2_logp: float | None = 5.0
+    join2_logp_below: float = 5.0
     # Four-character units the decoder left in pieces with a single character among them
     # (翻|山|越|岭, 自|力|更生, 鄂尔多|斯; join_units): they join when the four characters are a
     # share >= join_units of the occurrences of their most frequent inner two characters and
@@ -94,11 +100,11 @@ class WordDecoding:
     def __post_init__(self):
         if not isinstance(self.max_len, int) or self.max_len < 1:
             raise ValueError(f"max_len must be an int >= 1, got {self.max_len!r}")
-        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below", "units_from", "gamma",
-                     "units_logp_from", "units_common"):
+        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below", "join2_logp_below",
+                     "units_from", "gamma", "units_logp_from", "units_common"):
             if not np.isfinite(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
-        for name in ("join3_logp", "units_logp"):
+        for name in ("join2_logp", "join3_logp", "units_logp"):
             if getattr(self, name) is not None and not np.isfinite(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number or None (never join), got {getattr(self, name)!r}")
         for name in ("join2", "join3", "join4", "join_units", "join_long"):
@@ -227,7 +233,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             cut[junction[has_junction]] = best_words(gains, values, sizes[group])[has_junction]
     if options.join_units is not None or options.units_logp is not None:
         join_units(cut, joined, starts, sizes, firsts, table, options)
-    if options.join2 is not None or options.join3 is not None or options.join4 is not None:
+    if any(getattr(options, name) is not None for name in ("join2", "join2_logp", "join3", "join4")):
         join_cohesive(cut, scores, joined, starts, sizes, firsts, table, options)
     if options.join_long is not None:
         join_long_words(cut, joined, starts, sizes, firsts, table, options)
@@ -331,7 +337,8 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
     1+1, when the pair is a share >= join2 of the more frequent character's occurrences and
     the heads' score `scores` (clipped, per junction) is below join2_below (其|中, not 他|说).
     With join3_logp, 2+1 also joins where the table's unigram model has the word far likelier
-    than its two words (世界|杯).
+    than its two words (世界|杯); with join2_logp, 1+1 the same way where the heads' score is below
+    join2_logp_below (对|方).
 
     The Viterbi's autonomy cannot see this: a frequent compound is as autonomous as its
     halves, and the heads cut between them with confidence. Counted pairs that are merely
@@ -347,7 +354,7 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
     kinds = ((left == 2) & (right == 2), (left == 2) & (right == 1), (left == 1) & (right == 2),
              (left == 1) & (right == 1))
     keep = (kinds[0] & (options.join4 is not None) | (kinds[1] | kinds[2]) & (options.join3 is not None)
-            | kinds[3] & (options.join2 is not None))
+            | kinds[3] & (options.join2 is not None or options.join2_logp is not None))
     pair, left, right = pair[keep], left[keep], right[keep]
     if not len(pair):
         return
@@ -370,6 +377,13 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
         by_model = np.flatnonzero((left == 2) & (right == 1) & ~three)
         margin = table.logp_margin_at(text, begin[by_model], [(2, 1)] * len(by_model))
         three[by_model[margin >= options.join3_logp]] = True
+    if options.join2_logp is not None and table.unigram is not None:
+        # 1+1 pairs the counts did not join and the heads cut without much confidence: log p(pair)
+        # against log p of its two characters as words
+        by_model = np.flatnonzero((left == 1) & (right == 1) & ~two_chars
+                                  & (scores[after[pair]] < options.join2_logp_below))
+        margin = table.logp_margin_at(text, begin[by_model], [(1, 1)] * len(by_model))
+        two_chars[by_model[margin >= options.join2_logp]] = True
     chosen = pair[four | ((left + right == 3) & three) | two_chars]
     _join_pairs(cut, after, chosen)
 

@@ -231,6 +231,22 @@ def test_cohesive_characters_join_unless_the_head_is_sure():
     assert list(cut_junctions(TextPlan("其中"), np.array([2.0]), table, replace(options, join2=None))) == [True]
 
 
+def test_characters_the_unigram_model_has_as_a_word_join_unless_the_head_is_sure():
+    from segmenter.train.unigram import fit_unigram
+
+    table = WordTable.from_texts(FUNCTION_WORDS, max_n=4, min_count=1)
+    table = table.with_unigram(fit_unigram(table, FUNCTION_WORDS))
+    options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5, join2=None, join2_logp=0.0, join2_logp_below=3.0)
+    margin = table.logp_margin_at("其中", np.array([0]), [(1, 1)])[0]
+    assert margin > 0.0  # 其中 is likelier as one word than as 其 and 中
+    assert list(cut_junctions(TextPlan("其中"), np.array([2.0]), table, options)) == [False]
+    assert list(cut_junctions(TextPlan("其中"), np.array([4.0]), table, options)) == [True]  # the head is sure
+    for off in (replace(options, join2_logp=None), replace(options, join2_logp=margin + 1.0)):
+        assert list(cut_junctions(TextPlan("其中"), np.array([2.0]), table, off)) == [True]
+    with pytest.raises(ValueError, match="join2_logp"):
+        WordDecoding(join2_logp=float("nan"))
+
+
 def test_values_at_chosen_strings_match_the_full_tables():
     table = WordTable.from_texts(TOY + COMPOUNDS, max_n=4, min_count=1)
     text = "我们的共和国在国内生产总值办公室，新华社"
