@@ -28,7 +28,7 @@ from .rules import COUNT_STANDARDS, JOIN3_LOGP, STANDARD_NAMES, TABLE  # noqa: F
 DEFAULT_GRANULARITY = GRANULARITY_NAMES["default"]
 DEFAULT_STANDARD = "general"
 # Granularity 0 to 1 moves the standard's threshold from -2 to +2: with the shipped model, about
-# 4% more (0) or fewer (1) words than at 0.5 on 300 sentences of each of the six dev files.
+# 3% more (0) or fewer (1) words than at 0.5 on 300 sentences of each of the six dev files.
 GRANULARITY_SPAN = 4.0
 # The standard whose rules a granularity applies when none is named (Rules.at).
 LEVEL_STANDARDS = {"fine": "ud", "default": "pku", "coarse": "msr"}

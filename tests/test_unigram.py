@@ -84,7 +84,8 @@ def test_the_model_saves_loads_prunes_and_combines(tmp_path):
 
 def test_the_decoder_prefers_the_words_the_raw_text_uses():
     table, model = fitted()
-    options = WordDecoding(alpha=0.0, join2=None, join3=None, join4=None, join_units=None, units_logp=None)
+    options = WordDecoding(alpha=0.0, join2=None, join2_logp=None, join3=None, join4=None, join_units=None,
+                           units_logp=None)
     weak = np.array([0.5, 0.5, 0.5])  # the heads lean to cutting 社|会|主|义, weakly
     assert list(cut_junctions(TextPlan("社会主义"), weak, table, options)) == [True, True, True]  # no model: the heads
     with_model = table.with_unigram(model)
