@@ -306,9 +306,9 @@ def split_function_words(texts, ends, c, setting, word_table):
     splits in two (就是 -> 就|是, 有着 -> 有|着), unless its second character is one of
     `bound_ends`, which make words of a demonstrative (这里 这么 这儿), or the word table's
     unigram model has the word more than e**function_pair_logp times likelier than its two
-    characters as words (已经, 也许, 觉得 stay). Without a unigram model nothing tells 已有 from 已经: the rule does not run.
-    setting "coarse" (MSR) keeps whole the words led by one of `coarse_leads` (不是 不要) and the
-    pairs of `coarse_pairs` (也是 都是), as MSR writes them."""
+    characters as words (已经, 也许, 觉得 stay). Without a unigram model nothing tells 已有 from
+    已经: the rule does not run. Setting "coarse" (MSR) keeps whole the words led by one of
+    `coarse_leads` (不是 不要) and the pairs of `coarse_pairs` (也是 都是), as MSR writes them."""
     if (not (c.function_words or c.particles) or word_table is None or word_table.unigram is None
             or not _any_of(c.function_words + c.particles).search(texts.text)):
         return ends
@@ -317,8 +317,7 @@ def split_function_words(texts, ends, c, setting, word_table):
     first, second = texts.codes[pairs], texts.codes[pairs + 1]
     led = _in(first, c.function_words) & ~_in(second, c.bound_ends) | _in(second, c.particles)
     if setting == "coarse":
-        pair_codes = first.astype(np.int64) * 0x110000 + second
-        led &= ~_in(first, c.coarse_leads) & ~np.isin(pair_codes, _pair_codes(c.coarse_pairs))
+        led &= ~_in(first, c.coarse_leads) & ~np.isin(first * 0x110000 + second, _pair_codes(c.coarse_pairs))
     begin = pairs[led & han_mask(first) & han_mask(second)]
     if not len(begin):
         return ends
@@ -444,8 +443,9 @@ TABLE = (
              demonstratives="这那另每某",  # 这一 另一 每一 split at every level (every gold file: 这 一)
              classifiers=("个年名次位种项条件家天份批部座张只支台场届期篇片些样类岁户把"
                           "本封架辆艘棵头匹根颗层门所间句首枚段笔代轮步声丝团道幕眼口副群块"))),
-    # The function words: one-character adverbs, pronouns and demonstratives, chosen on the six dev
-    # files' mean (benchmarks/function_words_dev.py); e**6.5: 就是 is not likelier as one word, 已经 is.
+    # The function words: one-character adverbs, pronouns, demonstratives and modals, chosen on the
+    # six dev files' mean (benchmarks/character_lists_dev.py); e**6.5: 就是 is not likelier as one
+    # word, 已经 is.
     Rule("split_function_words", "a two-character word led by a function word or ended by a particle "
                                  "splits: 就|是 不|是 已|有 有|着 (but 已经 也许, by the unigram model; MSR: 不是 也是)",
          split_function_words, _at(True, True, "coarse", True), choices=(False, True, "coarse"), search=(),
