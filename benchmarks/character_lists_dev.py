@@ -35,7 +35,7 @@ HELD_OUT = ("pku_dev", "msr_dev", "weibo_dev")
 MEASURED = {"function_words": None, "particles": None, "bound_ends": None, "classifiers": "声丝团道幕眼口副群块",
             "demonstratives": None}  # None: all
 LEFT_OUT = {
-    "function_words": "那还太被把对在有每各本其自正并总好会要多常较一",
+    "function_words": "还太被把对在有每各本其自正并总好会要多常较一",
     "particles": "的地",
     "bound_ends": "",
     "classifiers": "阵下点番对双封",

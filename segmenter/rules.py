@@ -450,7 +450,7 @@ TABLE = (
                                  "splits: 就|是 不|是 已|有 有|着 (but 已经 也许, by the unigram model; MSR: 不是 也是)",
          split_function_words, _at(True, True, "coarse", True), choices=(False, True, "coarse"), search=(),
          params=dict(
-             function_words="都也就更已将曾他没仍只给仅不这又让才最很再我你她它可应", particles="着过得了",
+             function_words="都也就更已将曾他没仍只给仅不这那又让才最很再我你她它可应", particles="着过得了",
              bound_ends="里么儿", function_pair_logp=6.5,
              coarse_leads="不",  # "coarse" keeps these words whole ...
              coarse_pairs="也是都是")),  # ... and these pairs (two characters each)
