@@ -372,20 +372,25 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
     four = (left == 2) & (right == 2) & (np.maximum(share_first, share_second) >= (options.join4 or np.inf))
     three = (((left == 2) & (share_first >= (options.join3 or np.inf)))
              | ((right == 2) & (left == 1) & (share_second >= (options.join3 or np.inf))))
-    if options.join3_logp is not None and table.unigram is not None:
-        # log p(word) against log p of its two words, for the 2+1 pairs the counts did not join already
-        by_model = np.flatnonzero((left == 2) & (right == 1) & ~three)
-        margin = table.logp_margin_at(text, begin[by_model], [(2, 1)] * len(by_model))
-        three[by_model[margin >= options.join3_logp]] = True
-    if options.join2_logp is not None and table.unigram is not None:
-        # 1+1 pairs the counts did not join and the heads cut without much confidence: log p(pair)
-        # against log p of its two characters as words
-        by_model = np.flatnonzero((left == 1) & (right == 1) & ~two_chars
-                                  & (scores[after[pair]] < options.join2_logp_below))
-        margin = table.logp_margin_at(text, begin[by_model], [(1, 1)] * len(by_model))
-        two_chars[by_model[margin >= options.join2_logp]] = True
+    if table.unigram is not None:  # by the unigram model, the pairs the counts did not join already
+        if options.join3_logp is not None:
+            _join_by_model(three, (left == 2) & (right == 1) & ~three, (2, 1), options.join3_logp, text, begin, table)
+        if options.join2_logp is not None:  # ... 1+1 only where the heads cut without much confidence
+            _join_by_model(two_chars, (left == 1) & (right == 1) & ~two_chars
+                           & (scores[after[pair]] < options.join2_logp_below), (1, 1), options.join2_logp,
+                           text, begin, table)
     chosen = pair[four | ((left + right == 3) & three) | two_chars]
     _join_pairs(cut, after, chosen)
+
+
+def _join_by_model(joined: np.ndarray, candidates: np.ndarray, pieces: tuple[int, int], least: float, text: str,
+                   begin: np.ndarray, table: WordTable) -> None:
+    """Mark (in place) in `joined` the candidate pairs (a bool mask over the pairs starting at
+    `begin`) whose word the table's unigram model has e**least times likelier than its two words
+    of `pieces` lengths: log p(word) - log p(left) - log p(right) >= least."""
+    where = np.flatnonzero(candidates)
+    margin = table.logp_margin_at(text, begin[where], [pieces] * len(where))
+    joined[where[margin >= least]] = True
 
 
 def join_long_words(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray,
