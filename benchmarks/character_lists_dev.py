@@ -78,11 +78,17 @@ def table(title: str, files, f1, rows) -> list[str]:
     return lines + [""]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def dev_arguments(doc: str, results: str) -> argparse.Namespace:
+    """The command line of the dev-file scripts that use `scorer`: --sentences (the first ones of
+    each dev file; held out: the next ones up to 4,000) and --out (default benchmarks/results/RESULTS)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=1300, help="first sentences of each dev file (default: 1300)")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "character_lists_dev.md"))
-    args = parser.parse_args()
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / results))
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = dev_arguments(__doc__, "character_lists_dev.md")
     started = time.perf_counter()
     seg = Segmenter(standard="general")
     c = DEFAULT_CONVENTIONS

@@ -12,7 +12,6 @@ three larger files, which chose nothing. The heads are run once; only word assem
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import replace
@@ -22,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 
-from character_lists_dev import DEV, HELD_OUT, scorer  # noqa: E402
+from character_lists_dev import DEV, HELD_OUT, dev_arguments, scorer  # noqa: E402
 
 from segmenter.api import Segmenter  # noqa: E402
 from segmenter.decoding import WordDecoding  # noqa: E402
@@ -41,10 +40,7 @@ def decoding(logp, below) -> WordDecoding:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sentences", type=int, default=1300, help="first sentences of each dev file (default: 1300)")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "pair_model_dev.md"))
-    args = parser.parse_args()
+    args = dev_arguments(__doc__, "pair_model_dev.md")
     started = time.perf_counter()
     seg = Segmenter(standard="general")
     first = scorer(seg, DEV, 0, args.sentences)
