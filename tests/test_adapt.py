@@ -93,6 +93,19 @@ def test_a_known_string_with_a_common_word_is_a_phrase_not_added():
     assert np.isfinite(adapted_table(bare, domain, min_count=2)[0].autonomy("药疹的")[0, 2])
 
 
+def test_a_fragment_of_a_longer_string_is_not_added():
+    """江苏苏宁易 is always followed by 购, 苏宁易购 always preceded by 苏: pieces of 江苏苏宁易购, left
+    out; the whole is added. A mark or a line's start beside a string is no longer string (龘靐齉)."""
+    rng = random.Random(2)
+    shipped = WordTable.from_texts(["".join(rng.choices(HAN, k=20)) + "。" for _ in range(100)], min_count=1)
+    noise = lambda: "".join(rng.choices(HAN, k=5))  # noqa: E731
+    domain = [noise() + "江苏苏宁易购" + noise() + "。" for _ in range(20)] + ["龘靐齉。"] * 5
+    table, *_ = adapted_table(shipped, domain, min_count=2)
+    assert np.isfinite(table.autonomy("江苏苏宁易购")[0, 5]) and np.isfinite(table.autonomy("龘靐齉")[0, 2])
+    for fragment in ("江苏苏宁易", "苏宁易购", "龘靐"):
+        assert np.isnan(table.autonomy(fragment)[0, len(fragment) - 1]), fragment
+
+
 def test_text_without_han_characters_is_refused_and_leaves_nothing(tmp_path):
     raw = tmp_path / "latin.txt"
     raw.write_text("hello world\n", encoding="utf-8")
