@@ -9,7 +9,7 @@ import pytest
 
 from conftest import TINY_CHARS, run_cli
 from segmenter import Segmenter
-from segmenter.train.adapt import adapt, adapted_table
+from segmenter.train.adapt import adapt, adapted_table, card_note
 from segmenter.train.unigram import fit_unigram
 from segmenter.model import embedded_model_path
 from segmenter.wordstats import WordTable
@@ -134,3 +134,36 @@ def test_cli_writes_a_folder_the_cli_segments_with(raw_file, tmp_path):
     assert "n-grams added" in made.stdout and json.loads((out / "segmenter_heads.json").read_text())["extra"]["adapt"]["min_count"] == 3
     used = run_cli("-m", out, "-q", stdin=("前面" + TERM + "后面\n").encode(), text=False)
     assert used.returncode == 0 and used.stdout.decode().replace(" ", "").strip() == "前面" + TERM + "后面"
+
+
+@pytest.mark.slow
+def test_adapt_with_refine_writes_one_folder_with_the_table_and_a_refined_head(planted_model_dir, tmp_path):
+    """adapt(refine=True): the domain's table and a head fine-tuned on the same text, in one folder
+    (both records, the adapt note saying the head is refined next); the scratch table folder is gone."""
+    from safetensors.numpy import load_file
+
+    from conftest import planted_sentences
+
+    raw = tmp_path / "raw.txt"
+    raw.write_text("\n".join("".join(words) for words in planted_sentences(300, seed=1)) + "\n", encoding="utf-8")
+    out = tmp_path / "nested" / "adapted"
+    result = adapt(planted_model_dir, [raw], out, refine=True)
+    assert result.folder == out and result.refined["label_chars"] > 0 and result.refined["training"]["steps"] > 0
+    profile = json.loads((out / "segmenter_heads.json").read_text(encoding="utf-8"))
+    assert profile["extra"]["adapt"]["refine"] is True and profile["runtime"]["decode"] == "words"
+    assert profile["extra"]["refine"]["model"].endswith("with the adapted table")
+    before, after = load_file(str(planted_model_dir / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    assert any(not np.array_equal(before[k].astype(np.float16), after[k]) for k in before)
+    assert "fine-tunes its head on the same text" in card_note(profile["extra"]["adapt"])  # the planted folder has no card
+    assert sorted(p.name for p in out.parent.iterdir()) == ["adapted"]  # no scratch or half folder left
+    text = "".join(planted_sentences(3, seed=5)[0])
+    assert "".join(Segmenter(out, window=30, overlap=8).segment(text)) == text
+
+
+@pytest.mark.slow
+def test_adapt_refine_refuses_a_model_that_combines_heads_before_counting(tiny_model_dir, raw_file, tmp_path):
+    with pytest.raises(ValueError, match="one head"):
+        adapt(tiny_model_dir, [raw_file], tmp_path / "out", refine=True)
+    assert not (tmp_path / "out").exists()
+    result = run_cli("adapt", "-m", tiny_model_dir, "--raw", raw_file, "--out", tmp_path / "cli", "--refine", text=True)
+    assert result.returncode == 2 and "one head" in result.stderr and result.stderr.strip().count("\n") == 0

@@ -6,8 +6,10 @@ Example (the embedded default adapted to the MSR dev text, spaces removed; figur
 
 The n-grams of the raw text that the model's table (ngrams.npz) lacks are added with their
 autonomy (segmenter/train/adapt.py says why this recipe); weights and head profile stay as they are,
-so it takes seconds, and model.onnx, when the folder has one, still runs. Raw text only: never
-pass gold (segmented) files, and never a test file you mean to score on.
+so it takes seconds, and model.onnx, when the folder has one, still runs. With --refine the head
+is then fine-tuned on the same text, labelled by the adapted model's own pipeline (segmenter
+refine's recipe; needs the training stack: pip install "segmenter-heads[train]", torch first).
+Raw text only: never pass gold (segmented) files, and never a test file you mean to score on.
 """
 from __future__ import annotations
 
@@ -29,6 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-count", type=int, default=None, metavar="N",
                         help="add the raw text's n-grams seen at least N times "
                              "(default: 2 from 100k Han characters, else 5)")
+    parser.add_argument("--refine", action="store_true",
+                        help="then fine-tune the head on the same text, labelled by the adapted model's own "
+                             "pipeline (segmenter refine's recipe; needs torch)")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads of --refine (default: all cores)")
     parser.add_argument("-q", "--quiet", action="store_true")
 
 
@@ -44,10 +50,16 @@ def run(args: argparse.Namespace) -> int:
     # The command line as typed, for the profile and the model card (main(argv) in a test: rebuilt).
     typed = sys.argv[1:] if sys.argv[1:2] == ["adapt"] else ["adapt", "--raw", *args.raw, "--out", args.out]
     command = "segmenter " + " ".join(shlex.quote(str(a)) for a in typed)
-    result = adapt(folder, args.raw, args.out, min_count=args.min_count, command=command)
+    if args.threads is not None and args.threads < 1:
+        raise CLIError(f"--threads must be at least 1, got {args.threads}")
+    result = adapt(folder, args.raw, args.out, min_count=args.min_count, command=command, refine=args.refine,
+                   threads=args.threads)
     if not args.quiet:
         minutes_per_million = result.seconds / 60 / max(result.chars, 1) * 1e6
+        refined = ("" if result.refined is None else
+                   f", head refined on {result.refined['label_chars']:,} characters "
+                   f"(the pipeline moved {100 * result.refined['pipeline_changed']:.1f}% of its cuts)")
         print(f"wrote {result.folder}: {result.added:,} n-grams added (seen >= {result.min_count} times) to the "
-              f"table of {result.base.name}, from {result.chars:,} characters in {result.seconds:.1f} s "
+              f"table of {result.base.name}{refined}, from {result.chars:,} characters in {result.seconds:.1f} s "
               f"({minutes_per_million:.2f} min per million characters)")
     return 0

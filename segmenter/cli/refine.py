@@ -5,7 +5,8 @@ exact command):
   segmenter refine -m FOLDER --raw ../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt \\
       --chars 4000000 --out refined
 
-On your own domain, after `segmenter adapt`: `segmenter refine -m adapted --raw my_domain.txt --out refined`.
+On your own domain, `segmenter adapt --raw my_domain.txt --out adapted --refine` adapts the table and then
+runs this on the same text, in one command.
 Needs the training stack (pip install "segmenter-heads[train]", torch first; "[onnx]" to export the
 graph again). Raw text only: never pass gold (segmented) files.
 """

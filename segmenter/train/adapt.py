@@ -22,17 +22,23 @@ seen twice: its few contexts give it a high autonomy). On dev (benchmarks/standa
 file adapted to its own text) leaving them out gained on msr, weibo, novel and derm (mean
 +0.0051 -> +0.0055), cost pku 0.0001, and added about a quarter as many strings (weibo 5,073 -> 1,345).
 On the test files the effect is within a tenth of a point (benchmarks/results/adapt.md).
-Fine-tuning the weights on the adapted model's own word-decoded cuts (self-training, a few
-minutes on msr_dev's text) was tried too and did not beat the table alone on dev, so it is not
-part of `adapt`.
+With `refine=True` (`segmenter adapt --refine`) the head is then fine-tuned on the same text,
+labelled by the adapted model's own pipeline (train/refine.py, its default recipe): the head
+learns the domain's words the table taught the decoder and carries them to where the table is
+silent. On the six dev files, each adapted to its own text (benchmarks/standards_dev.py), it
+gained over the table alone on all six (weibo +0.0046 -> +0.0075, derm +0.0032 -> +0.0099); on
+the test files, adapted to the dev text of their domain (benchmarks/results/adapt.md), it lost
+PKU 0.0006 and UD 0.0018. It needs torch and takes seconds to minutes, so it is asked for.
 
 The adapted folder is a copy of the model folder (every file, as Segmenter.save_pretrained
 copies them) with the new ngrams.npz, a profile whose `source` and `extra["adapt"]` say what was
 done, and a note at the end of MODEL_CARD.md when the folder has one. It is written beside the
-target and renamed onto it, so a failed run leaves no half folder.
+target and renamed onto it, so a failed run leaves no half folder (with refine: the table's
+folder is a scratch folder beside the target, refine writes the target from it).
 """
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -72,12 +78,16 @@ class AdaptResult:
     added: int  # n-grams added to the model's table
     table_size: int
     seconds: float
+    refined: dict | None = None  # refine's record (train/refine.py) when the head was refined too
 
 
 def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_count: int | None = None,
-          max_n: int | None = None, command: str = "") -> AdaptResult:
+          max_n: int | None = None, command: str = "", refine: bool = False,
+          threads: int | None = None) -> AdaptResult:
     """Write `out`: the model folder (None: the embedded default; a shipped name; a folder)
-    adapted to the raw files (one text a line). min_count None: AUTO_MIN_COUNT by the text's size."""
+    adapted to the raw files (one text a line). min_count None: AUTO_MIN_COUNT by the text's size.
+    refine: then fine-tune the head on the same text (train/refine.py's recipe; needs torch and a
+    one-head model such as the shipped default), with `threads` torch threads (None: all cores)."""
     started = time.perf_counter()
     base = resolve_model_folder(model)
     check_folder(base)
@@ -92,6 +102,10 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     out = check_new_folder(out, base)
     if min_count is not None and (not isinstance(min_count, int) or min_count < 1):
         raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
+    if refine:
+        from .refine import check_refinable
+
+        check_refinable(base, profile)  # before counting, not after
 
     lines = list(iter_raw_lines(raw))
     if not any(HAN_RE.search(line) for line in lines):
@@ -109,7 +123,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
         "recipe": "model's table + the raw text's n-grams it lacks, seen >= min_count times, "
                   "but for those that are a known string and a common single-character word "
                   f"and those that one character accompanies in >= {FRAGMENT_SHARE} of their occurrences",
-        "seconds": round(seconds, 1), "command": command,
+        "seconds": round(seconds, 1), "command": command, "refine": refine,
     }
     adapted = replace(
         profile, source=f"{profile.source}; word table adapted to {chars:,} characters of raw text",
@@ -117,8 +131,20 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
         # the new table is its own (no reference to another folder's) and only word decoding reads it
         runtime={**{k: v for k, v in profile.runtime.items() if k != TABLE_REFERENCE}, "decode": "words"},
     )
-    _write_folder(base, out, table, adapted, record)
-    return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started)
+    if not refine:
+        _write_folder(base, out, table, adapted, record)
+        return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started)
+    from .refine import RefineConfig, refine as refine_head  # torch: imported only when asked for
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".adapt-", dir=out.parent) as scratch:
+        table_folder = Path(scratch) / "table"
+        _write_folder(base, table_folder, table, adapted, record)
+        refined = refine_head(RefineConfig(model=str(table_folder), raw=[str(p) for p in raw], out=str(out),
+                                           command=command, model_name=f"{record['base']} with the adapted table"),
+                              threads=threads)
+    return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started,
+                       refined)
 
 
 def adapted_table(shipped: WordTable | None, lines: list[str], min_count: int | None = None,
@@ -238,13 +264,15 @@ def _write_folder(base: Path, out: Path, table: WordTable, profile, record: dict
 def card_note(record: dict) -> str:
     """The section added to the model card of an adapted folder (the facts of the run)."""
     files = ", ".join(f"`{p}`" for p in record["raw"])
+    kept = ("the model's own entries are unchanged, and the next section fine-tunes its head on the same text"
+            if record.get("refine") else "the model's own entries, its weights and its\nhead profile are unchanged")
     return f"""## Adapted to a domain (segmenter adapt)
 This folder is {record['base']} with its word table (`ngrams.npz`) adapted to {record['chars']:,} characters
 of raw text ({record['han_chars']:,} Han): {files}. The n-grams of that text (n <= {record['max_n']}) that the
 model's table lacked and that occur at least {record['min_count']} times were added with their autonomy
 ({record['added_ngrams']:,} n-grams), but for phrases of a known string and a common single-character word
-(药疹的) and for fragments of a longer string (江苏苏宁易); the model's own entries, its weights and its
-head profile are unchanged. No labels were used. {record['seconds']:.1f} s.
+(药疹的) and for fragments of a longer string (江苏苏宁易); {kept}. No labels were used.
+{record['seconds']:.1f} s.
 
 Command: `{record['command']}`
 """

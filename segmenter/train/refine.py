@@ -13,7 +13,7 @@ Half the target stays the head's own soft score, so a round moves it only where 
 disagrees (about 4% of junctions); hard targets alone (mix 1) did worse on dev. Raw text
 only: the pipeline labels, no segmented text is read. The embedded default is one such round
 on 4 M characters of the shared raw text (its model card has the command); on a domain's own
-text it is `segmenter adapt` plus this.
+text it is `segmenter adapt --refine` (the adapted table, then this).
 """
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ class RefineConfig:
     min_line: int = 8
     max_line: int = 250
     command: str = field(default_factory=lambda: shlex.join(["segmenter", *sys.argv[1:]]))
+    model_name: str | None = None  # how the record names the model (default: `model`; adapt's is a scratch folder)
 
     def __post_init__(self):
         if not 0.0 <= self.mix <= 1.0:
@@ -73,6 +74,13 @@ def pipeline_targets(segmenter, texts: list[str], mix: float) -> tuple[list, lis
     return plans, targets, changed / max(total, 1)
 
 
+def check_refinable(folder: Path, profile) -> None:
+    """Refine trains one head read alone: a profile that combines heads is refused."""
+    if profile is None or len(profile.heads) != 1 or profile.weights != [1.0] or profile.bias != 0.0:
+        raise ValueError(f"{folder}: refine trains one head read alone (a distilled student's profile); "
+                         "this profile combines heads")
+
+
 def refine(config: RefineConfig, threads: int | None = None) -> dict:
     """Label, fine-tune, write config.out; returns the record kept in the profile's extra."""
     import torch
@@ -90,9 +98,7 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
     if out.exists() and any(out.iterdir()):
         raise ValueError(f"--out {out} exists and is not empty")
     profile = read_profile(folder)
-    if profile is None or len(profile.heads) != 1 or profile.weights != [1.0] or profile.bias != 0.0:
-        raise ValueError(f"{folder}: refine trains one head read alone (a distilled student's profile); "
-                         "this profile combines heads")
+    check_refinable(folder, profile)
     if threads:
         torch.set_num_threads(threads)
     segmenter = Segmenter(folder, num_threads=threads)
@@ -106,7 +112,8 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
     examples = make_examples(vocab, texts, [p.positions for p in plans], targets, segmenter.window, segmenter.overlap)
     stats = train_boundary_head(model, vocab, examples, profile.heads[0], torch.device("cpu"), config.minutes,
                                 config.epochs, config.lr, config.batch_size, config.seed)
-    record = {**{k: v for k, v in asdict(config).items() if k != "out"},
+    record = {**{k: v for k, v in asdict(config).items() if k not in ("out", "model_name")},
+              "model": config.model_name or config.model,
               "label_chars": sum(map(len, texts)), "pipeline_changed": round(changed, 4), "training": stats}
     # a refined model refined again keeps every round's record (write_derived_folder)
     record["round"] = len(profile.extra.get("refine_earlier", [])) + ("refine" in profile.extra) + 1
