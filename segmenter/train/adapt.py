@@ -4,8 +4,9 @@ What changes is the word table that word-level decoding reads (decoding.py, word
 the n-grams of the user's text are counted like the shipped table's, and the strings the model's
 table lacks (a domain's names, terms, idioms, seen at least `min_count` times) are added with
 their autonomy; the shipped autonomies stay where the model's table has the string. The weights
-and the head profile's numbers are untouched, so a folder's model.onnx stays valid (the loader
-checks it against the weights) and adapting costs seconds: counting is ~1 s per 400 k characters.
+and the head profile's numbers are untouched (but with --refine, below), so a folder's model.onnx
+stays valid (the loader checks it against the weights) and adapting costs seconds: counting is
+~1 s per 400 k characters.
 
 The recipe was chosen on dev files only (raw = a dev file with its spaces removed, scored on
 the same dev file; benchmarks/adapt.py writes the figures): adding the domain's missing strings
