@@ -160,6 +160,21 @@ def test_adapt_with_refine_writes_one_folder_with_the_table_and_a_refined_head(p
     assert "".join(Segmenter(out, window=30, overlap=8).segment(text)) == text
 
 
+def test_refine_samples_long_lines_as_pieces_when_asked(tmp_path):
+    """A user's text of long paragraphs: left out by default (the shipped recipes' sample), trained
+    on as pieces of at most max_line characters with split_long (adapt --refine)."""
+    from segmenter.train.selftrain import sample_lines
+
+    rng = random.Random(3)
+    paragraph = "。".join("".join(rng.choices(HAN, k=rng.randint(10, 30))) for _ in range(30)) + "。"
+    raw = tmp_path / "long.txt"
+    raw.write_text(paragraph + "\n" + "短句子在这里。\n", encoding="utf-8")
+    assert sample_lines([str(raw)], 10**6, 0, 2, 250) == ["短句子在这里。"]
+    pieces = sample_lines([str(raw)], 10**6, 0, 2, 250, split_long=True)
+    assert "短句子在这里。" in pieces and max(map(len, pieces)) <= 250
+    assert len(pieces) >= 3 and sum(map(len, pieces)) == len(paragraph) + len("短句子在这里。")  # nothing lost
+
+
 @pytest.mark.slow
 def test_adapt_refine_refuses_a_model_that_combines_heads_before_counting(tiny_model_dir, raw_file, tmp_path):
     with pytest.raises(ValueError, match="one head"):

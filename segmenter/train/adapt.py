@@ -29,7 +29,8 @@ learns the domain's words the table taught the decoder and carries them to where
 silent. On the six dev files, each adapted to its own text (benchmarks/standards_dev.py), it
 gained over the table alone on all six (weibo +0.0046 -> +0.0075, derm +0.0032 -> +0.0099); on
 the test files, adapted to the dev text of their domain (benchmarks/results/adapt.md), it lost
-PKU 0.0006 and UD 0.0018. It needs torch and takes seconds to minutes, so it is asked for.
+PKU 0.0006 and UD 0.0018. It needs torch and takes seconds to minutes, so it is asked for. A
+user's lines longer than refine's 250 characters train as pieces (RefineConfig.split_long).
 
 The adapted folder is a copy of the model folder (every file, as Segmenter.save_pretrained
 copies them) with the new ngrams.npz, a profile whose `source` and `extra["adapt"]` say what was
@@ -142,7 +143,8 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
         table_folder = Path(scratch) / "table"
         _write_folder(base, table_folder, table, adapted, record)
         refined = refine_head(RefineConfig(model=str(table_folder), raw=[str(p) for p in raw], out=str(out),
-                                           command=command, model_name=f"{record['base']} with the adapted table"),
+                                           command=command, model_name=f"{record['base']} with the adapted table",
+                                           split_long=True),
                               threads=threads)
     return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started,
                        refined)

@@ -48,6 +48,7 @@ class RefineConfig:
     max_line: int = 250
     command: str = field(default_factory=lambda: shlex.join(["segmenter", *sys.argv[1:]]))
     model_name: str | None = None  # how the record names the model (default: `model`; adapt's is a scratch folder)
+    split_long: bool = False  # lines over max_line train as pieces, not left out (adapt --refine: a user's text)
 
     def __post_init__(self):
         if not 0.0 <= self.mix <= 1.0:
@@ -102,7 +103,7 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
     if threads:
         torch.set_num_threads(threads)
     segmenter = Segmenter(folder, num_threads=threads)
-    texts = sample_lines(config.raw, config.chars, config.seed, config.min_line, config.max_line)
+    texts = sample_lines(config.raw, config.chars, config.seed, config.min_line, config.max_line, config.split_long)
     if not texts:
         raise ValueError(f"no raw lines of {config.min_line}-{config.max_line} characters in {', '.join(config.raw)}")
     plans, targets, changed = pipeline_targets(segmenter, texts, config.mix)

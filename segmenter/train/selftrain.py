@@ -37,6 +37,7 @@ import torch
 from ..corpus import iter_raw_lines, read_gold
 from ..files import atomic_path, write_text_atomic
 from ..junctions import TextPlan, score_texts, stacked_scores
+from ..lines import line_pieces
 from ..model import load_encoder
 from ..profile import HeadProfile
 from ..reader import HeadReader
@@ -83,10 +84,16 @@ class SelftrainConfig:
     command: str = field(default_factory=lambda: shlex.join(["segmenter", *sys.argv[1:]]))
 
 
-def sample_lines(paths: list[str], chars: int, seed: int, min_line: int, max_line: int) -> list[str]:
+def sample_lines(paths: list[str], chars: int, seed: int, min_line: int, max_line: int,
+                 split_long: bool = False) -> list[str]:
     """A reproducible random sample of raw lines (stripped, `min_line` to `max_line` characters),
-    about `chars` characters in all: all lines are shuffled with `seed`, then taken in order."""
+    about `chars` characters in all: all lines are shuffled with `seed`, then taken in order.
+    split_long: a longer line takes part as its pieces of at most `max_line` characters, cut after
+    a sentence's end where one is near (lines.line_pieces), instead of being left out (a domain's
+    text of long paragraphs: segmenter adapt --refine)."""
     lines = list(iter_raw_lines(paths, min_chars=0))  # empty lines too: they take part in the shuffle
+    if split_long:
+        lines = [piece for line in lines for piece, _ in line_pieces(line, max_line)]
     random.Random(seed).shuffle(lines)
     out, total = [], 0
     for line in lines:
