@@ -140,8 +140,8 @@ def main() -> None:
         learned = result.dictionary(seg.user_dictionary).snapshot()
         calibrated.append((n, len(gold[n][rest]), rest_f1(result.standard, learned), rest_f1(result.standard),
                            len(result.words), named["general"], best_named, named[best_named], result.standard.about))
-    adapted = adapt_rows(seg, gold, plans, refine=not args.no_refine)
-    refined = not args.no_refine
+    refined = not args.no_refine  # the adapt --refine columns
+    adapted = adapt_rows(seg, gold, plans, refine=refined)
     header = ("| rules | " + " | ".join(DEV) + " | mean | mean − jieba | worst file − jieba |\n|---|"
               + "--:|" * (len(DEV) + 3))
     sizes = ", ".join(f"{n} {len(gold[n])}" for n in DEV)

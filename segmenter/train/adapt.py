@@ -56,6 +56,7 @@ from ..profile import PROFILE_FILE
 from ..text import HAN_RE, code_points, han_mask
 from ..wordstats import TABLE_FILE, TABLE_REFERENCE, WordTable, _hash_step, table_path
 from .model_card import append_card_section
+from .refine import RefineConfig, check_refinable, refine as refine_head  # torch: imported inside refine_head only
 
 # (Han characters of the raw text at least, min_count): strings seen this often are added. Dev:
 # msr_dev (420 k) best at 2; ud_gsdsimp_dev (20 k) lost F1 below 5 and was unchanged from 5 up.
@@ -105,8 +106,6 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     if min_count is not None and (not isinstance(min_count, int) or min_count < 1):
         raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
     if refine:
-        from .refine import check_refinable
-
         check_refinable(base, profile)  # before counting, not after
 
     lines = list(iter_raw_lines(raw))
@@ -136,8 +135,6 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     if not refine:
         _write_folder(base, out, table, adapted, record)
         return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started)
-    from .refine import RefineConfig, refine as refine_head  # torch: imported only when asked for
-
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".adapt-", dir=out.parent) as scratch:
         table_folder = Path(scratch) / "table"
@@ -164,7 +161,8 @@ def adapted_table(shipped: WordTable | None, lines: list[str], min_count: int | 
         return domain.pruned(min_count), han_chars, min_count, max_n
     pruned = domain.pruned(min_count)
     text = "\n".join(lines)
-    found = [phrase_keys(shipped, pruned, text), fragment_keys(shipped, pruned, text)]
+    occurrences = list(new_string_occurrences(shipped, pruned, text))  # one pass over the text serves both
+    found = [phrase_keys(shipped, text, occurrences), fragment_keys(text, occurrences)]
     left_out = {n: np.concatenate([keys[n] for keys in found if n in keys]) for n in set().union(*found)}
     kept = WordTable({n: tuple(column[~np.isin(keys, left_out.get(n, ()))] for column in (keys, *rest))
                       for n, (keys, *rest) in domain.tables.items()}, domain.info)
@@ -192,16 +190,17 @@ def new_string_occurrences(shipped: WordTable, domain: WordTable, text: str):
         yield n, hashes[at], at
 
 
-def phrase_keys(shipped: WordTable, domain: WordTable, text: str,
+def phrase_keys(shipped: WordTable, text: str, occurrences: list,
                 common: float = WordDecoding.units_common) -> dict[int, np.ndarray]:
-    """The hashes, by length, of domain strings the shipped table lacks that read as a phrase:
-    a common single-character word (unigram log p >= `common`) at one end, and the rest a string
-    the shipped table holds (or one character): 药疹+的, 了+茶话会. Judged at one occurrence each.
-    Empty without a unigram model (the commonness is its log p)."""
+    """The hashes, by length, of domain strings the shipped table lacks (their `occurrences` in
+    `text`: new_string_occurrences) that read as a phrase: a common single-character word (unigram
+    log p >= `common`) at one end, and the rest a string the shipped table holds (or one
+    character): 药疹+的, 了+茶话会. Judged at one occurrence each. Empty without a unigram model
+    (the commonness is its log p)."""
     if shipped.unigram is None:
         return {}
     found = {}
-    for n, hashes, at in new_string_occurrences(shipped, domain, text):
+    for n, hashes, at in occurrences:
         keys, first = np.unique(hashes, return_index=True)
         start = at[first]  # one occurrence of each new string
         phrase = np.zeros(len(start), dtype=bool)
@@ -213,16 +212,15 @@ def phrase_keys(shipped: WordTable, domain: WordTable, text: str,
     return found
 
 
-def fragment_keys(shipped: WordTable, domain: WordTable, text: str,
-                  share: float = FRAGMENT_SHARE) -> dict[int, np.ndarray]:
-    """The hashes, by length, of domain strings the shipped table lacks that are the piece of a
-    longer string: the same Han character follows them, or precedes them, in `share` or more of
-    their occurrences (江苏苏宁易, always before 购). A mark, a digit or the text's end beside a
-    string is no longer string."""
+def fragment_keys(text: str, occurrences: list, share: float = FRAGMENT_SHARE) -> dict[int, np.ndarray]:
+    """The hashes, by length, of domain strings the shipped table lacks (their `occurrences` in
+    `text`: new_string_occurrences) that are the piece of a longer string: the same Han character
+    follows them, or precedes them, in `share` or more of their occurrences (江苏苏宁易, always
+    before 购). A mark, a digit or the text's end beside a string is no longer string."""
     codepoints = code_points(text)
     han = np.concatenate([han_mask(codepoints), [False]])  # han[-1] and han[len]: past either end
     found = {}
-    for n, hashes, at in new_string_occurrences(shipped, domain, text):
+    for n, hashes, at in occurrences:
         shares = []
         for beside in (at + n, at - 1):  # the character after each occurrence, then before it
             inside = (beside >= 0) & (beside < len(codepoints))
