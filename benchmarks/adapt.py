@@ -117,19 +117,23 @@ def bench_f1(gold: Path, model: Path | None, scratch: Path) -> dict:
     return json.loads(record.read_text())["records"][0]
 
 
-def test_stage(domains: list[str], out: Path) -> None:
+def test_stage(domains: list[str], out: Path, seeds: tuple[int, ...] = (0, 1, 2)) -> None:
     lines = [
         "`segmenter adapt` on a domain's raw text: the embedded default before and after, scored by "
         "`benchmarks/run.py --systems segmenter:default` (with `-m ADAPTED` after) on the domain's *test* file. Raw text: "
         "the domain's *dev* file with its spaces removed, nothing else (no labels). The recipe (`WordTable.combined_with`, "
         "min-count by the text's size) was fixed on dev before this ran: benchmarks/results/adapt_dev.md. seconds: wall time "
         "of the `segmenter adapt` process (start-up and loading included), 2-core machine shared with other work.", "",
-        f"Written by `python benchmarks/adapt.py --stage test --domain {' '.join(domains)}`; each row ran "
+        f"Written by `python benchmarks/adapt.py --stage test --domain {' '.join(domains)}"
+        + ("" if seeds == (0, 1, 2) else " --refine-seeds" + "".join(f" {x}" for x in seeds)) + "`; each row ran "
         "`segmenter adapt --raw DEV_RAW.txt --out ADAPTED`, then `segmenter adapt --raw DEV_RAW.txt --out REFINED "
-        "--refine` (the table again, then the head self-trained on the domain text with refine's default recipe, fixed "
-        "before this ran; min per M chars: the second command).", "",
-        "| domain | raw chars (dev) | n-grams added | seconds (adapt; adapt --refine) | min per M chars | test file | F1 before | F1 adapted | Δ | F1 adapt --refine | Δ |",
-        "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|",
+        f"--refine --seed S` for S in {', '.join(map(str, seeds))} (the table again, then the head self-trained on the "
+        "domain text with refine's default recipe, fixed before this ran; the seed orders its training lines). F1 adapt "
+        "--refine: the mean over the seeds, Δ seeds: the lowest and highest; seconds and min per M chars: the first "
+        "seed's command.", "",
+        "| domain | raw chars (dev) | n-grams added | seconds (adapt; adapt --refine) | min per M chars | test file "
+        "| F1 before | F1 adapted | Δ | F1 adapt --refine | Δ | Δ, seeds |",
+        "|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|",
     ]
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)
@@ -140,18 +144,24 @@ def test_stage(domains: list[str], out: Path) -> None:
                            check=True, cwd=ROOT)
             seconds = time.perf_counter() - started
             record = json.loads((adapted / "segmenter_heads.json").read_text(encoding="utf-8"))["extra"]["adapt"]
-            refined = scratch / f"refined_{domain}"
-            started = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "segmenter", "adapt", "--raw", str(raw), "--out", str(refined),
-                            "--refine", "-q"], check=True, cwd=ROOT, capture_output=True)
-            refine_seconds = time.perf_counter() - started
             gold = GOLD / f"{DOMAINS[domain]}_test.txt"
-            before, after, both = bench_f1(gold, None, scratch), bench_f1(gold, adapted, scratch), bench_f1(gold, refined, scratch)
+            both, refine_seconds = [], []
+            for seed in seeds:
+                refined = scratch / f"refined_{domain}_{seed}"
+                started = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "segmenter", "adapt", "--raw", str(raw), "--out", str(refined),
+                                "--refine", "--seed", str(seed), "-q"], check=True, cwd=ROOT, capture_output=True)
+                refine_seconds.append(time.perf_counter() - started)
+                both.append(bench_f1(gold, refined, scratch)["F1"])
+            skipped = "refine_skipped" in json.loads((refined / "segmenter_heads.json").read_text(encoding="utf-8"))["extra"]["adapt"]
+            before, after = bench_f1(gold, None, scratch)["F1"], bench_f1(gold, adapted, scratch)["F1"]
+            refined_f1 = sum(both) / len(both)
             lines.append(
                 f"| {domain} | {record['chars']:,} | {record['added_ngrams']:,} (k = {record['min_count']}) | "
-                f"{seconds:.1f}; {refine_seconds:.1f} | {refine_seconds / 60 / record['chars'] * 1e6:.2f} | {gold.name} | "
-                f"{before['F1']:.4f} | {after['F1']:.4f} | {after['F1'] - before['F1']:+.4f} | {both['F1']:.4f} | "
-                f"{both['F1'] - before['F1']:+.4f} |"
+                f"{seconds:.1f}; {refine_seconds[0]:.1f} | {refine_seconds[0] / 60 / record['chars'] * 1e6:.2f} | "
+                f"{gold.name} | {before:.4f} | {after:.4f} | {after - before:+.4f} | {refined_f1:.4f}"
+                f"{' (skipped: no string added)' if skipped else ''} | "
+                f"{refined_f1 - before:+.4f} | {min(both) - before:+.4f} to {max(both) - before:+.4f} |"
             )
             print(lines[-1], flush=True)
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -163,9 +173,14 @@ def main() -> None:
     parser.add_argument("--stage", choices=("dev", "test"), required=True)
     parser.add_argument("--domain", nargs="+", choices=sorted(DOMAINS), default=["msr", "ud", "pku"])
     parser.add_argument("--out", default=None, help="the markdown file (default: benchmarks/results/adapt[_dev].md)")
+    parser.add_argument("--refine-seeds", type=int, nargs="+", default=[0, 1, 2], metavar="SEED",
+                        help="test stage: the seeds of adapt --refine, one command each (default: 0 1 2)")
     args = parser.parse_args()
-    default = RESULTS / ("adapt_dev.md" if args.stage == "dev" else "adapt.md")
-    (dev_stage if args.stage == "dev" else test_stage)(args.domain, Path(args.out) if args.out else default)
+    out = Path(args.out) if args.out else RESULTS / ("adapt_dev.md" if args.stage == "dev" else "adapt.md")
+    if args.stage == "dev":
+        dev_stage(args.domain, out)
+    else:
+        test_stage(args.domain, out, tuple(args.refine_seeds))
 
 
 if __name__ == "__main__":

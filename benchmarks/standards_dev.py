@@ -50,9 +50,10 @@ def candidates() -> list[Standard]:
     return out
 
 
-def adapt_rows(seg: Segmenter, gold: dict, plans: dict, refine: bool) -> list[tuple]:
+def adapt_rows(seg: Segmenter, gold: dict, plans: dict, seeds: tuple[int, ...]) -> list[tuple]:
     """Per dev file: (name, Han chars, min count, n-grams added, seconds, F1 general, F1 adapted,
-    F1 adapted with the head refined too (`segmenter adapt --refine`; None without `refine`), its seconds)."""
+    F1 adapted with the head refined too (`segmenter adapt --refine`), one per seed in `seeds`
+    (none: not run), and the mean seconds of those commands)."""
     from segmenter.train.adapt import adapt, adapted_table
 
     seg.standard, shipped, rows = STANDARDS["general"], seg.word_table, []
@@ -67,19 +68,19 @@ def adapt_rows(seg: Segmenter, gold: dict, plans: dict, refine: bool) -> list[tu
         seg.word_table = table
         row = (n, chars, min_count, len(table) - len(shipped), seconds, before, f1())
         seg.word_table = shipped
-        refined, refine_seconds = None, None
-        if refine:  # the whole command, into a folder: the head changes, so the heads are read again
+        refined, refine_seconds = [], []
+        for seed in seeds:  # the whole command, into a folder: the head changes, so the heads are read again
             with tempfile.TemporaryDirectory() as scratch:
                 path = Path(scratch) / "raw.txt"
                 path.write_text("\n".join(raw) + "\n", encoding="utf-8")
                 started = time.perf_counter()
-                folder = adapt(None, [path], Path(scratch) / "adapted", refine=True).folder
-                refine_seconds = time.perf_counter() - started
+                folder = adapt(None, [path], Path(scratch) / "adapted", refine=True, seed=seed).folder
+                refine_seconds.append(time.perf_counter() - started)
                 tuned = Segmenter(folder, num_threads=None)
                 texts = ["".join(words) for words in gold[n]]
                 words = [[t.word for t in ts] for ts in tuned.assemble(tuned.score_texts(texts, show_progress=False))]
-                refined = score(gold[n], words).F1
-        rows.append((*row, refined, refine_seconds))
+                refined.append(score(gold[n], words).F1)
+        rows.append((*row, refined, sum(refine_seconds) / max(len(refine_seconds), 1)))
         print(rows[-1], flush=True)
     return rows
 
@@ -92,8 +93,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=1300, help="first N sentences of each dev file")
     parser.add_argument("--markdown", default=str(ROOT / "benchmarks" / "results" / "standards_dev.md"))
-    parser.add_argument("--no-refine", action="store_true",
-                        help="leave out the adapt --refine columns (they need torch: the training stack)")
+    parser.add_argument("--refine-seeds", type=int, nargs="*", default=[0, 1, 2], metavar="SEED",
+                        help="seeds of the adapt --refine columns: each file is adapted once per seed and the "
+                             "columns show the mean and the range (default: 0 1 2; none: leave the columns out, "
+                             "they need torch)")
     args = parser.parse_args()
     import jieba
 
@@ -140,14 +143,17 @@ def main() -> None:
         learned = result.dictionary(seg.user_dictionary).snapshot()
         calibrated.append((n, len(gold[n][rest]), rest_f1(result.standard, learned), rest_f1(result.standard),
                            len(result.words), named["general"], best_named, named[best_named], result.standard.about))
-    refined = not args.no_refine  # the adapt --refine columns
-    adapted = adapt_rows(seg, gold, plans, refine=refined)
+    seeds = tuple(args.refine_seeds)
+    refined = bool(seeds)  # the adapt --refine columns
+    adapted = adapt_rows(seg, gold, plans, seeds)
+    refined_mean = sum(sum(row[7]) / len(row[7]) for row in adapted) / len(adapted) if refined else None
     header = ("| rules | " + " | ".join(DEV) + " | mean | mean − jieba | worst file − jieba |\n|---|"
               + "--:|" * (len(DEV) + 3))
     sizes = ", ".join(f"{n} {len(gold[n])}" for n in DEV)
     out = [
         "# Standards on six dev files", "",
-        f"Command: `python benchmarks/standards_dev.py --sentences {args.sentences}` "
+        f"Command: `python benchmarks/standards_dev.py --sentences {args.sentences}"
+        + ("" if seeds == (0, 1, 2) else " --refine-seeds" + "".join(f" {x}" for x in seeds)) + "` "
         f"({time.time() - started:.0f} s). Word F1 on the first sentences of each dev file ({sizes}); "
         "the embedded default model, word decoding, its conventions. Dev files only.", "",
         "## The named standards", "", header, *(line(label, f) for label, f in rows), "",
@@ -175,15 +181,18 @@ def main() -> None:
         "adapted one. seconds: counting and combining, model loading excluded."
         + (" --refine: the whole `segmenter adapt --refine` on the same text (the table, then the head fine-tuned on the "
            "text labelled by the adapted pipeline, train/refine.py's default recipe), the folder loaded and the heads read "
-           "again; its seconds: the command's work, writing and exporting the folder included." if refined else ""), "",
+           f"again, once per seed ({', '.join(map(str, seeds))}: the order lines train in): the mean F1, its Δ, the "
+           "lowest and highest Δ of the seeds; its seconds: the command's work, writing and exporting the folder "
+           "included (mean of the seeds)." if refined else ""), "",
         "| dev file | raw Han chars | min count | n-grams added | seconds | general | adapted | Δ |"
-        + (" --refine | Δ | seconds |" if refined else ""),
-        "|---|--:|--:|--:|--:|--:|--:|--:|" + ("--:|--:|--:|" if refined else ""),
+        + (" --refine | Δ | Δ, seeds | seconds |" if refined else ""),
+        "|---|--:|--:|--:|--:|--:|--:|--:|" + ("--:|--:|--:|--:|" if refined else ""),
         *(f"| {n} | {chars:,} | {k} | {added:,} | {sec:.1f} | {before:.4f} | {after:.4f} | {after - before:+.4f} |"
-          + (f" {both:.4f} | {both - before:+.4f} | {both_sec:.1f} |" if refined else "")
+          + (f" {sum(both) / len(both):.4f} | {sum(both) / len(both) - before:+.4f} | "
+             f"{min(both) - before:+.4f} to {max(both) - before:+.4f} | {both_sec:.1f} |" if refined else "")
           for n, chars, k, added, sec, before, after, both, both_sec in adapted),
         f"| mean | | | | | {mean(adapted, 5):.4f} | {mean(adapted, 6):.4f} | {mean(adapted, 6) - mean(adapted, 5):+.4f} |"
-        + (f" {mean(adapted, 7):.4f} | {mean(adapted, 7) - mean(adapted, 5):+.4f} | |" if refined else ""),
+        + (f" {refined_mean:.4f} | {refined_mean - mean(adapted, 5):+.4f} | | |" if refined else ""),
         "",
     ]
     Path(args.markdown).write_text("\n".join(out), encoding="utf-8")

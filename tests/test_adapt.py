@@ -124,6 +124,12 @@ def test_cli_errors_are_one_line(raw_file, tmp_path):
     (tmp_path / "full" / "x").write_text("x")
     full = run_cli("adapt", "--raw", raw_file, "--out", tmp_path / "full", text=True)
     assert full.returncode == 2 and "not an empty folder" in full.stderr
+    seed = run_cli("adapt", "--raw", raw_file, "--out", tmp_path / "s", "--seed", "1", text=True)
+    assert seed.returncode == 2 and "--seed" in seed.stderr and "--refine" in seed.stderr
+    assert seed.stderr.strip().count("\n") == 0 and not (tmp_path / "s").exists()
+    with pytest.raises(ValueError, match="seed must be an int"):
+        adapt(None, [raw_file], tmp_path / "t", refine=True, seed="1")
+    assert not (tmp_path / "t").exists()
 
 
 @pytest.mark.slow
@@ -147,9 +153,10 @@ def test_adapt_with_refine_writes_one_folder_with_the_table_and_a_refined_head(p
     raw = tmp_path / "raw.txt"
     raw.write_text("\n".join("".join(words) for words in planted_sentences(300, seed=1)) + "\n", encoding="utf-8")
     out = tmp_path / "nested" / "adapted"
-    result = adapt(planted_model_dir, [raw], out, refine=True)
+    result = adapt(planted_model_dir, [raw], out, refine=True, seed=3)
     assert result.folder == out and result.refined["label_chars"] > 0 and result.refined["training"]["steps"] > 0
     profile = json.loads((out / "segmenter_heads.json").read_text(encoding="utf-8"))
+    assert profile["extra"]["refine"]["seed"] == 3  # the seed reaches refine's training and its record
     assert profile["extra"]["adapt"]["refine"] is True and profile["runtime"]["decode"] == "words"
     assert profile["extra"]["refine"]["model"].endswith("with the adapted table")
     before, after = load_file(str(planted_model_dir / "model.safetensors")), load_file(str(out / "model.safetensors"))
@@ -158,6 +165,26 @@ def test_adapt_with_refine_writes_one_folder_with_the_table_and_a_refined_head(p
     assert sorted(p.name for p in out.parent.iterdir()) == ["adapted"]  # no scratch or half folder left
     text = "".join(planted_sentences(3, seed=5)[0])
     assert "".join(Segmenter(out, window=30, overlap=8).segment(text)) == text
+
+
+@pytest.mark.slow
+def test_adapt_refine_is_skipped_when_the_text_adds_no_string(planted_model_dir, tmp_path):
+    """A text that adds nothing to the table (here: every string seen fewer than min_count times)
+    leaves the head as it is: self-training on what the model knows only drifts it (adapt.py)."""
+    from conftest import planted_sentences
+
+    raw = tmp_path / "small.txt"
+    raw.write_text("\n".join("".join(words) for words in planted_sentences(3, seed=2)) + "\n", encoding="utf-8")
+    out = tmp_path / "adapted"
+    result = adapt(planted_model_dir, [raw], out, refine=True, min_count=50)
+    assert result.added == 0 and result.refine_skipped and result.refined is None
+    assert (out / "model.safetensors").read_bytes() == (planted_model_dir / "model.safetensors").read_bytes()
+    record = json.loads((out / "segmenter_heads.json").read_text(encoding="utf-8"))["extra"]
+    assert record["adapt"]["refine"] is False and "no string" in record["adapt"]["refine_skipped"]
+    assert "refine" not in record and "skipped" in card_note(record["adapt"])
+    cli = run_cli("adapt", "-m", planted_model_dir, "--raw", raw, "--out", tmp_path / "cli", "--refine",
+                  "--min-count", "50", text=True)
+    assert cli.returncode == 0 and "--refine skipped" in cli.stdout, cli.stderr
 
 
 def test_refine_samples_long_lines_as_pieces_when_asked(tmp_path):

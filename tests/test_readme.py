@@ -173,7 +173,9 @@ def make_inputs(folder: Path) -> None:
     for name in ("input.txt", "a.txt", "b.txt", "corpus/a.txt", "corpus/b.txt", "corpus/sub/c.txt"):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(lines, encoding="utf-8")
-    (folder / "my_domain.txt").write_text(lines * 5, encoding="utf-8")
+    # a domain term between varied neighbours: adapt adds it, so README's `adapt --refine` refines
+    term = "".join(f"{a}龘靐齉{b}。\n" for a, b in zip("我你他她它们", "说看来去做想"))
+    (folder / "my_domain.txt").write_text(lines * 5 + term, encoding="utf-8")
     sample = user_dictionary_sample()
     (folder / "userdict.txt").write_text(sample, encoding="utf-8")
     (folder / "dict.txt").write_text(sample, encoding="utf-8")

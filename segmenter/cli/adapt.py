@@ -35,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="then fine-tune the head on the same text, labelled by the adapted model's own "
                              "pipeline (segmenter refine's recipe; needs torch)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads of --refine (default: all cores)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of --refine's training (default: 0); results move a little between seeds")
     parser.add_argument("-q", "--quiet", action="store_true")
 
 
@@ -52,8 +54,10 @@ def run(args: argparse.Namespace) -> int:
     command = "segmenter " + " ".join(shlex.quote(str(a)) for a in typed)
     if args.threads is not None and args.threads < 1:
         raise CLIError(f"--threads must be at least 1, got {args.threads}")
+    if args.seed != 0 and not args.refine:
+        raise CLIError("--seed is the seed of --refine's training; without --refine nothing is random")
     result = adapt(folder, args.raw, args.out, min_count=args.min_count, command=command, refine=args.refine,
-                   threads=args.threads)
+                   threads=args.threads, seed=args.seed)
     if not args.quiet:
         minutes_per_million = result.seconds / 60 / max(result.chars, 1) * 1e6
         refined = ("" if result.refined is None else
@@ -62,4 +66,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {result.folder}: {result.added:,} n-grams added (seen >= {result.min_count} times) to the "
               f"table of {result.base.name}{refined}, from {result.chars:,} characters in {result.seconds:.1f} s "
               f"({minutes_per_million:.2f} min per million characters)")
+        if result.refine_skipped:
+            print("--refine skipped: the text adds no string to the table, so the head is left as it is")
     return 0
