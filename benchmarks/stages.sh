@@ -28,7 +28,8 @@ python ../stages.py \
   "feed-forward layers shrunk to 384 of 768 neurons, trained on its own scores (the previous default)=history/shrunk.json:segmenter:default" \
   "+ windows of whole sentences, no overlap at a sentence end (the previous default)=history/float_graph.json:segmenter:default" \
   "+ static int8 graph, activation scales from 800 raw lines (the previous default)=history/static_qlinear.json:segmenter:default" \
-  "+ int8 products scaled straight to float with their bias, MatMulIntegerToFloat (the embedded default)=test.json:segmenter:default" \
+  "+ int8 products scaled straight to float with their bias, MatMulIntegerToFloat (the previous default)=history/products_float.json:segmenter:default" \
+  "+ the raw text's rare words in the word table: 166 k strings seen 5-9 times (画蛇添足) (the embedded default)=test.json:segmenter:default" \
   "the shipped fast student (2 x 64, distilled from the default on 16 M raw characters, refined)=test.json:segmenter:fast" \
   "the embedded model, standard pku (ASCII-digit numbers take their unit: 1997年)=test.json:segmenter:pku" \
   "the embedded model, standard msr=test.json:segmenter:msr" \

@@ -80,7 +80,7 @@ def mapped_npz(path: str | os.PathLike) -> dict:
     """The arrays of an uncompressed .npz (np.savez) as read-only memory maps, by name.
 
     np.load copies every array into the process; a map reads pages on demand from the page
-    cache, which the worker processes of one run share (parallel.py: a 24 MiB word table is then
+    cache, which the worker processes of one run share (parallel.py: a 26 MiB word table is then
     in memory once, not once per core). A compressed member cannot be mapped: it is read (np.load).
     """
     import mmap

@@ -37,7 +37,7 @@ from .text import code_points, han_mask
 TABLE_FILE = "ngrams.npz"
 # A model folder may read another folder's table instead of holding a copy: its head profile's
 # runtime entry {"word_table": "../default"} (a path relative to the folder). The shipped
-# `accurate` model reads the default's, so the package holds one copy of the 24 MiB table.
+# `accurate` model reads the default's, so the package holds one copy of the 26 MiB table.
 TABLE_REFERENCE = "word_table"
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 SORTED_QUERIES = 4096  # find_keys sorts a batch of at least this many queries first

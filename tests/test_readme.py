@@ -302,7 +302,7 @@ def test_readme_benchmark_tables_are_the_benchmark_files():
 
 
 def test_package_data_holds_each_large_file_once():
-    """The wheel takes package data as files: a symlink becomes a second copy (the 24 MiB word
+    """The wheel takes package data as files: a symlink becomes a second copy (the 26 MiB word
     table was shipped twice that way). No symlinks, and no two large files alike."""
     import hashlib
 

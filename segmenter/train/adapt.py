@@ -27,8 +27,8 @@ With `refine=True` (`segmenter adapt --refine`) the head is then fine-tuned on t
 labelled by the adapted model's own pipeline (train/refine.py, its default recipe): the head
 learns the domain's words the table taught the decoder and carries them to where the table is
 silent. On the six dev files, each adapted to its own text (benchmarks/standards_dev.py, the mean
-of three seeds), it gained over the table alone on five (weibo +0.0046 -> +0.0074, derm +0.0032 ->
-+0.0097, novel +0.0240 -> +0.0266). A text that adds no string to the table gives the head nothing
+of three seeds), it gained over the table alone on five (weibo +0.0037 -> +0.0068, derm +0.0024 ->
++0.0094, novel +0.0199 -> +0.0212). A text that adds no string to the table gives the head nothing
 new to learn, and self-training on it only drifts the head: ud_gsdsimp_dev's 17 k characters (no
 string added, 8 training steps) moved ud_gsdsimp_dev by -0.0010 to +0.0002 and cost UD test F1
 0.0006 to 0.0018 over three seeds (re-calibrating model.onnx's int8 scales alone: 0.0004). There
