@@ -54,7 +54,7 @@ def main() -> None:
     def rows(files, f1) -> list[str]:
         base = f1(word_table=frequent)
         out = ["| rare strings | added | " + " | ".join(files) + " | mean |", "|---|--:" + "|--:" * (len(files) + 1) + "|",
-               f"| none (F1) | 0 | " + " | ".join(f"{x:.4f}" for x in base) + f" | **{base.mean():.4f}** |"]
+               "| none (F1) | 0 | " + " | ".join(f"{x:.4f}" for x in base) + f" | **{base.mean():.4f}** |"]
         for (count, autonomy), table in tables.items():
             delta = f1(word_table=table) - base
             mark = " ✓" if (count, autonomy) == shipped_variant else ""

@@ -1,20 +1,21 @@
 """Build the word-statistics table (ngrams.npz) that word-level decoding reads, from raw text.
 
-Example (the table the embedded models ship: all of both files, 51.5 M Han characters, 19 min):
+Example (the table the embedded models ship: all of both files, 51.5 M Han characters, 27 min):
   segmenter ngrams --raw ../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt \\
       --min-count 10 --rare-count 5 --out segmenter/models/default
 
 It also fits the unigram word model that the decoder adds per word (train/unigram.py: EM over
 the same text, --unigram-rounds; 0 leaves it out), and adds the text's rare words: strings seen
 --rare-count times or more but fewer than --min-count, with an autonomy of --rare-autonomy or more
-(train/rare_strings.py: 画蛇添足, seen 8 times; --rare-count 0 leaves them out). Then `Segmenter(decode="words")` uses it (a
-model folder without it keeps `decode="threshold"`). Raw text only: never pass gold files.
-Counting 8 M characters takes one to two minutes on one core; all 59 M characters of both files
-take 19 minutes and 14 GB of memory.
+(train/rare_strings.py: 画蛇添足, seen 8 times; --rare-count 0 leaves them out). Then
+`Segmenter(decode="words")` uses it (a model folder without it keeps `decode="threshold"`).
+Raw text only: never pass gold files. Counting 8 M characters takes one to two minutes on one
+core; all 59 M characters of both files take 27 minutes and 14 GB of memory.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--max-n and --min-count must be at least 1, got {args.max_n} and {args.min_count}")
     args.rare_count = RARE_COUNT if args.rare_count is None else args.rare_count
     args.rare_autonomy = RARE_AUTONOMY if args.rare_autonomy is None else args.rare_autonomy
-    if args.rare_count < 0 or not args.rare_autonomy == args.rare_autonomy:
+    if args.rare_count < 0 or math.isnan(args.rare_autonomy):
         raise CLIError(f"--rare-count must be 0 (none) or more and --rare-autonomy a number, got {args.rare_count} "
                        f"and {args.rare_autonomy}")
     rare = 0 < args.rare_count < args.min_count
@@ -76,7 +77,6 @@ def run(args: argparse.Namespace) -> int:
         if rare:
             frequent = len(table)
             table = with_rare_strings(table, counted, "\n".join(lines), args.rare_count, args.rare_autonomy)
-            del counted
     except (OSError, ValueError) as err:
         raise CLIError(str(err)) from None
     path = table.save(out)
