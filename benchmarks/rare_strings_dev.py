@@ -29,19 +29,12 @@ RAW = [ROOT.parent / "shared" / "corpora" / "raw" / name for name in ("pretrain_
 VARIANTS = ((3, 1.0), (3, 2.0), (3, 3.0), (5, 1.0), (5, 2.0), (5, 3.0), (7, 2.0))  # (rare count, autonomy)
 
 
-def frequent_rows(table: WordTable) -> WordTable:
-    """The rows of `table` seen its min_count times (the table `--rare-count 0` writes)."""
-    keep = {n: counts >= table.info["min_count"] for n, (_, _, counts) in table.tables.items()}
-    return WordTable({n: tuple(column[keep[n]] for column in columns) for n, columns in table.tables.items()},
-                     table.info, {**table.unigram, "logp": {n: logp[keep[n]] for n, logp in table.unigram["logp"].items()}})
-
-
 def main() -> None:
     args = dev_arguments(__doc__, "rare_strings_dev.md")
     started = time.perf_counter()
     seg = Segmenter(standard="general")
     shipped = seg.word_table
-    frequent = frequent_rows(shipped)
+    frequent = shipped.pruned(shipped.info["min_count"])  # the table `--rare-count 0` writes
     lines = sample_raw_lines(RAW, [None, None])
     counted = WordTable.from_texts(lines, max_n=shipped.max_n, min_count=min(c for c, _ in VARIANTS))
     text = "\n".join(lines)

@@ -173,14 +173,19 @@ def adapted_table(shipped: WordTable | None, lines: list[str], min_count: int | 
     min_count = min_count or auto_min_count(han_chars)
     if shipped is None:
         return domain.pruned(min_count), han_chars, min_count, max_n
-    pruned = domain.pruned(min_count)
-    text = "\n".join(lines)
-    occurrences = list(new_string_occurrences(shipped, pruned, text))  # one pass over the text serves both
+    kept = without_phrases_and_fragments(shipped, domain.pruned(min_count), "\n".join(lines))
+    return shipped.combined_with(kept, min_count), han_chars, min_count, max_n
+
+
+def without_phrases_and_fragments(shipped: WordTable, candidates: WordTable, text: str) -> WordTable:
+    """`candidates` (strings counted on `text`, its lines joined by newlines) less the strings the
+    shipped table lacks that read as a phrase (phrase_keys) or a fragment (fragment_keys) there.
+    `segmenter adapt` tests a user's new strings so; train/rare_strings.py the shipped text's rare ones."""
+    occurrences = list(new_string_occurrences(shipped, candidates, text))  # one pass over the text serves both
     found = [phrase_keys(shipped, text, occurrences), fragment_keys(text, occurrences)]
     left_out = {n: np.concatenate([keys[n] for keys in found if n in keys]) for n in set().union(*found)}
-    kept = WordTable({n: tuple(column[~np.isin(keys, left_out.get(n, ()))] for column in (keys, *rest))
-                      for n, (keys, *rest) in domain.tables.items()}, domain.info)
-    return shipped.combined_with(kept, min_count), han_chars, min_count, max_n
+    return WordTable({n: tuple(column[~np.isin(keys, left_out.get(n, ()))] for column in (keys, *rest))
+                      for n, (keys, *rest) in candidates.tables.items()}, candidates.info)
 
 
 def new_string_occurrences(shipped: WordTable, domain: WordTable, text: str):

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..decoding import WordDecoding
 from ..wordstats import WordTable
-from .adapt import fragment_keys, new_string_occurrences, phrase_keys
+from .adapt import without_phrases_and_fragments
 
 RARE_COUNT = 5
 RARE_AUTONOMY = 2.0
@@ -53,11 +53,6 @@ def with_rare_strings(table: WordTable, counted: WordTable, text: str, rare_coun
         candidates[n] = (keys[new], autonomy[new], counts[new])
     if not any(len(keys) for keys, _, _ in candidates.values()):
         return table
-    candidates = WordTable(candidates, counted.info)
-    occurrences = list(new_string_occurrences(table, candidates, text))  # one pass serves both tests
-    found = [phrase_keys(table, text, occurrences), fragment_keys(text, occurrences)]
-    left_out = {n: np.concatenate([keys[n] for keys in found if n in keys]) for n in set().union(*found)}
-    kept = WordTable({n: tuple(column[~np.isin(keys, left_out.get(n, ()))] for column in (keys, *rest))
-                      for n, (keys, *rest) in candidates.tables.items()}, candidates.info)
+    kept = without_phrases_and_fragments(table, WordTable(candidates, counted.info), text)
     combined = table.combined_with(kept, rare_count)
     return WordTable(combined.tables, table.info, combined.unigram)  # the same text: its size, not twice
