@@ -89,6 +89,10 @@ class WordDecoding:
     # their autonomy is at least units_from. None: never.
     join_units: float | None = 0.3
     units_from: float = 2.0
+    # ... seen this often (below join_min_count: the table's rare rows, 塞翁失马 seen 6 times). An
+    # inner pair the table lacks counts as seen min_count - 1 times, the most it can have been:
+    # 塞翁, 翁失 and 失马 occur only inside 塞翁失马, so the four are most of their occurrences.
+    units_min_count: int = 5
     # ... and also where the unigram model has the four characters e**units_logp times likelier
     # as one word than as the decoder's pieces, their autonomy is at least units_logp_from, and
     # none of the four is a single-character word as common as e**units_common (的 在 和 是 了 年
@@ -98,8 +102,9 @@ class WordDecoding:
     units_common: float = -6.0
 
     def __post_init__(self):
-        if not isinstance(self.max_len, int) or self.max_len < 1:
-            raise ValueError(f"max_len must be an int >= 1, got {self.max_len!r}")
+        for name in ("max_len", "units_min_count"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {getattr(self, name)!r}")
         for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below", "join2_logp_below",
                      "units_from", "gamma", "units_logp_from", "units_common"):
             if not np.isfinite(getattr(self, name)):
@@ -265,23 +270,24 @@ def join_units(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray
     """Uncut (in place) the inside of four characters that the decoder left as 2-4 words, one
     of them a single character, where the raw text has the four as a unit: they are a share
     >= join_units of the occurrences of their most frequent inner two characters (山越 occurs
-    mostly in 翻山越岭) and their autonomy is >= units_from. Idioms and transliterations have
+    mostly in 翻山越岭), their autonomy is >= units_from and the table counts them units_min_count
+    times (its rare rows too: 塞翁失马, 6 times). Idioms and transliterations have
     single characters the heads cut off with confidence; 2+2 is join_cohesive's. Of
     overlapping candidates the most cohesive joins. Then, on the words that are left, the same
     by the table's unigram model (units_logp: the four far likelier as one word than as their
     pieces, and none of them a very common single-character word): 迄今|为|止 -> 迄今为止."""
     if options.join_units is not None:
-        _join_four(cut, text, starts, sizes, firsts, table, options, _units_by_share)
+        _join_four(cut, text, starts, sizes, firsts, table, options, _units_by_share, options.units_min_count)
     if options.units_logp is not None and table.unigram is not None:
-        _join_four(cut, text, starts, sizes, firsts, table, options, _units_by_model)
+        _join_four(cut, text, starts, sizes, firsts, table, options, _units_by_model, options.join_min_count)
 
 
-def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
+def _join_four(cut, text, starts, sizes, firsts, table, options, judge, min_count: int) -> None:
     """join_units' pass with one criterion: judge(text, where, pieces, counts, table, options) ->
     (strength, chosen) per candidate, where `where` is the candidates' first characters,
     pieces = (lengths of all candidates' words, flat in candidate order; words per candidate) and
     counts the table's counts of the four characters; the strongest join first. Only the four
-    characters the table counts join_min_count times may join: the others are not judged (most
+    characters the table counts `min_count` times may join: the others are not judged (most
     candidates are rarer), and leaving them out orders the rest as before (a stable sort)."""
     run, begin, length, after = _decoded_words(cut, starts, sizes, firsts)
     firsts_of, counts = [], []  # candidates: (first word, words) of 2-4 words in one run that make four characters
@@ -294,7 +300,7 @@ def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
         counts.append(np.full(len(firsts_of[-1]), words))
     first, words = np.concatenate(firsts_of), np.concatenate(counts)
     seen = table.counts_at(text, begin[first], np.full(len(first), 4))
-    frequent = seen >= options.join_min_count
+    frequent = seen >= min_count
     first, words, seen = first[frequent], words[frequent], seen[frequent]
     if not len(first):
         return
@@ -310,9 +316,12 @@ def _join_four(cut, text, starts, sizes, firsts, table, options, judge) -> None:
 
 
 def _units_by_share(text, where, pieces, counts, table, options):
-    """The four characters' share of their most frequent inner two characters' occurrences."""
-    _, share = table.shares_at(text, where, 4, [(0, 2), (1, 2), (2, 2)], whole=counts)
-    share = np.where(np.isfinite(share), share, 0.0)  # inner two characters the table lacks: no share
+    """The four characters' share of their most frequent inner two characters' occurrences. An
+    inner pair the table lacks was seen fewer than its min_count times: it counts as min_count - 1."""
+    inner = [(0, 2), (1, 2), (2, 2)]
+    lacked = max(int(table.info.get("min_count", 1)) - 1, 1)
+    pairs = table.counts_at(text, np.concatenate([where + offset for offset, _ in inner]), np.full(3 * len(where), 2))
+    share = counts / np.where(pairs > 0, pairs, lacked).reshape(3, len(where)).max(axis=0)
     return share, ((share >= options.join_units)
                    & (table.autonomy_at(text, where, np.full(len(where), 4)) >= options.units_from))
 

@@ -58,6 +58,25 @@ def test_fragments_phrases_long_strings_and_weak_ones_stay_out(tables):
         with_rare_strings(table, counted, text, rare_count=0)
 
 
+def test_a_rare_four_character_unit_joins_where_its_pairs_occur_nowhere_else(tables):
+    from dataclasses import replace
+
+    from segmenter.decoding import WordDecoding, cut_junctions
+    from segmenter.junctions import TextPlan
+
+    counted, table = tables
+    full = with_rare_strings(table, counted, "\n".join(RAW), rare_count=5, min_autonomy=2.0)
+    assert not any(has(full, pair) for pair in ("画蛇", "蛇添", "添足"))  # seen 6 times, only inside 画蛇添足
+    options = WordDecoding(alpha=0.0, gamma=0.0, join2=None, join2_logp=None, join3=None, join4=None,
+                           units_logp=None, join_units=0.3, units_from=2.0)
+    sure = np.full(3, 5.0)  # the heads cut every junction
+    # a lacked pair counts as seen min_count - 1 = 9 times: 画蛇添足 (6) is 6/9 of each pair's occurrences
+    assert list(cut_junctions(TextPlan("画蛇添足"), sure, full, options)) == [False, False, False]
+    # seen 6 times: below a units_min_count of 7 it is not judged
+    assert list(cut_junctions(TextPlan("画蛇添足"), sure, full, replace(options, units_min_count=7))) == [True] * 3
+    assert list(cut_junctions(TextPlan("画蛇添足"), sure, full, replace(options, join_units=0.7))) == [True] * 3
+
+
 def test_the_ngrams_command_adds_rare_words_unless_told_not_to(tmp_path, capsys):
     from segmenter.cli import main
 
@@ -79,3 +98,5 @@ def test_the_shipped_table_holds_the_raw_texts_rare_words():
     table = seg.word_table
     assert table.info["min_count"] == 10 and table.counts("画蛇添足", 4)[0, 3] == 8  # seen 8 times: a rare word
     assert seg.lcut("画蛇添足是一个成语")[0] == "画蛇添足"  # 画蛇|添|足 without it
+    # seen 6 times, its pairs nowhere else: the heads cut it, the four-character unit join undoes that
+    assert table.counts("塞翁失马", 4)[0, 3] == 6 and seg.lcut("塞翁失马，焉知非福")[0] == "塞翁失马"

@@ -47,6 +47,17 @@ def test_targets_mix_the_head_and_the_pipeline(one_head_model):
     assert changed == pytest.approx(np.concatenate(disagree).mean())
 
 
+def test_inside_a_word_longer_than_the_decoders_the_head_keeps_its_own_score():
+    segmenter = Segmenter(num_threads=1)  # the shipped default: word decoding, words of at most 5 characters
+    text = "中华人民共和国成立了"
+    assert segmenter.lcut(text)[0] == "中华人民共和国"  # 7 characters: join_long's, not the Viterbi's
+    (plan,), (hard,), _ = pipeline_targets(segmenter, [text], mix=1.0)
+    score = segmenter.profile.combine(plan.scores) - segmenter.profile.threshold("default")
+    inside = plan.positions[plan.junctions] + 1 < 7
+    np.testing.assert_allclose(hard[plan.junctions][inside], 1 / (1 + np.exp(-score[inside])), rtol=1e-5)
+    assert set(hard[plan.junctions][~inside].tolist()) <= {0.0, 1.0} and hard[plan.junctions][~inside][0] == 1.0
+
+
 @pytest.mark.slow
 def test_refine_writes_a_loadable_folder_with_new_weights(planted_model_dir, tmp_path):
     """The planted one-head model of conftest: its pipeline finds the toy words its head marks;

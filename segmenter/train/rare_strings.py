@@ -4,7 +4,8 @@
 or a term that 51.5 M characters hold five to nine times had no row: 画蛇添足 (8 times), 塞翁失马
 (6), 京都大学 (6), a novel's 韩立 (5). The decoder then had no autonomy and no probability for it
 as a word, and took the heads' cuts inside it (画蛇|添|足). A row gives it a word to weigh against
-the heads, not a verdict: the heads still win at 塞翁|失|马 and 京|都|大学.
+the heads, not a verdict: the heads still win at 京|都|大学 (塞翁失马 joins as a four-character
+unit: decoding.py's units_min_count).
 
 This step adds them, with the evidence a rare string needs: seen `rare_count` times or more, an
 autonomy (the z-scored branching-entropy variation of wordstats.WordTable.from_texts, over all
@@ -13,7 +14,8 @@ phrase or a fragment, by the same tests `segmenter adapt` applies to a user's ne
 (train/adapt.py: 药疹+的, 江苏苏宁易 of 江苏苏宁易购). Characters seen `rare_count` times come in
 as they are. The unigram model keeps its fit; an added string gets the probability of its count
 (WordTable.combined_with). The cohesive pairs of the decoder still join only strings seen
-`join_min_count` (10) times, so a rare string is a word or not by its own autonomy and probability.
+`join_min_count` (10) times, so a rare string is a word or not by its own autonomy and probability;
+only the four-character units join from `units_min_count` (5) times.
 
 Chosen on the dev files (benchmarks/rare_strings_dev.py: the shipped table's frequent rows plus
 the rare strings, the general standard, first 1,300 sentences of six dev files; held out:

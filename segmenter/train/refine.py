@@ -59,17 +59,30 @@ class RefineConfig:
 
 def pipeline_targets(segmenter, texts: list[str], mix: float) -> tuple[list, list[np.ndarray], float]:
     """Plans of `texts`, one target per model junction (NaN where the runtime never asks the
-    head), and the share of Han junctions where the pipeline disagrees with s > threshold."""
+    head), and the share of Han junctions where the pipeline disagrees with s > threshold. Inside
+    a word longer than the word decoder's max_len the target is the head's own soft score."""
     plans = segmenter.score_texts(texts, show_progress=False)
     tokens = segmenter.assemble(plans, "default")
     threshold = segmenter.profile.threshold("default")
+    decoding = segmenter.level("default").decoding  # None: no word decoder, so no longest word
+    max_len = decoding.max_len if decoding is not None else None
     targets, changed, total = [], 0, 0
     for plan, words in zip(plans, tokens):
         target = np.full(max(len(plan.positions) - 1, 0), np.nan, dtype=np.float32)
         if len(plan.junctions):
             score = segmenter.profile.combine(plan.scores) - threshold
-            cut = np.isin(plan.positions[plan.junctions] + 1, [end for _, _, end in words])
-            target[plan.junctions] = (1 - mix) / (1 + np.exp(-score)) + mix * cut
+            ends = plan.positions[plan.junctions] + 1
+            cut = np.isin(ends, [end for _, _, end in words])
+            soft = 1 / (1 + np.exp(-score))
+            target[plan.junctions] = (1 - mix) * soft + mix * cut
+            # Inside a word longer than the decoder's (中华人民共和国: join_long makes it from
+            # 中华人民|共和国), the head keeps its own score: taught no cut there, it leaves the
+            # Viterbi a weak cut anywhere in it (中华|人民共和国), which no join mends.
+            long = [(start, end) for _, start, end in words if max_len is not None and end - start > max_len]
+            inside = np.zeros(len(ends), dtype=bool)
+            for start, end in long:
+                inside |= (ends > start) & (ends < end)
+            target[plan.junctions[inside]] = soft[inside]
             changed, total = changed + int(((score > 0) != cut).sum()), total + len(cut)
         targets.append(target)
     return plans, targets, changed / max(total, 1)
