@@ -9,7 +9,7 @@ import pytest
 
 from conftest import TINY_CHARS, run_cli
 from segmenter import Segmenter
-from segmenter.train.adapt import adapt, adapted_table, card_note
+from segmenter.train.adapt import COMPOUND_BELOW, adapt, adapted_table, card_note
 from segmenter.train.unigram import fit_unigram
 from segmenter.model import embedded_model_path
 from segmenter.wordstats import WordTable
@@ -104,6 +104,23 @@ def test_a_fragment_of_a_longer_string_is_not_added():
     assert np.isfinite(table.autonomy("江苏苏宁易购")[0, 5]) and np.isfinite(table.autonomy("龘靐齉")[0, 2])
     for fragment in ("江苏苏宁易", "苏宁易购", "龘靐"):
         assert np.isnan(table.autonomy(fragment)[0, len(fragment) - 1]), fragment
+
+
+def test_a_rare_compound_of_two_known_strings_is_not_added():
+    """出栏肉猪 is 出栏 + 肉猪, both known: seen fewer than COMPOUND_BELOW times it is a phrase, left
+    out; 接触性皮炎 (接触性 + 皮炎) recurs as often as a term does and is added."""
+    rng = random.Random(3)
+    known = ["出栏", "肉猪", "接触性", "皮炎"]
+    general = ["".join(rng.choices(HAN, k=4)) + word + "".join(rng.choices(HAN, k=4)) + "。"
+               for word in known for _ in range(20)]
+    shipped = WordTable.from_texts(general, min_count=1)
+    noise = lambda: "".join(rng.choices(HAN, k=4))  # noqa: E731
+    domain = ([noise() + "出栏肉猪" + noise() + "。" for _ in range(COMPOUND_BELOW - 1)]
+              + [noise() + "接触性皮炎" + noise() + "。" for _ in range(COMPOUND_BELOW)])
+    table, *_ = adapted_table(shipped, domain, min_count=2)
+    assert np.isnan(table.autonomy("出栏肉猪")[0, 3]) and np.isfinite(table.autonomy("接触性皮炎")[0, 4])
+    rarer = domain[: COMPOUND_BELOW - 1] + domain[COMPOUND_BELOW - 1 :][1:]  # 接触性皮炎 below it too
+    assert np.isnan(adapted_table(shipped, rarer, min_count=2)[0].autonomy("接触性皮炎")[0, 4])
 
 
 def test_text_without_han_characters_is_refused_and_leaves_nothing(tmp_path):

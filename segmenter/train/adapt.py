@@ -16,7 +16,12 @@ noisy entropies for strings seen 2-3 times, and they cost F1 there, hence AUTO_M
 A string the model's table lacks is often a phrase that recurs in the user's text, not a word:
 药疹的, 了茶话会, 的新年礼物. Those that are a string the model knows plus a single-character word
 as common as the decoder's `units_common` (的 了 在 与 和: decoding.py) are not added
-(phrase_keys): on dev this mended derm_dev's 药疹|的 and cost no file anything.
+(phrase_keys): on dev this mended derm_dev's 药疹|的 and cost no file anything. Nor are the
+rarer compounds of two strings the model knows (compound_keys: 出栏肉猪, 婴幼儿乳粉 seen twice in
+pku_dev, phrases of known words that a few repetitions make look autonomous; a domain's term
+recurs: 接触性皮炎, 12 times in derm_dev, stays): on dev (the six files, each adapted to its own
+text) this gained on pku and weibo (-0.0008 -> -0.0005, +0.0031 -> +0.0041) and moved the others by
+0.0002 at most.
 Nor are fragments (fragment_keys): a string that one character before or after it accompanies in
 FRAGMENT_SHARE or more of its occurrences is the piece of a longer one (江苏苏宁易 of 江苏苏宁易购,
 seen twice: its few contexts give it a high autonomy). On dev (benchmarks/standards_dev.py, each
@@ -27,8 +32,8 @@ With `refine=True` (`segmenter adapt --refine`) the head is then fine-tuned on t
 labelled by the adapted model's own pipeline (train/refine.py, its default recipe): the head
 learns the domain's words the table taught the decoder and carries them to where the table is
 silent. On the six dev files, each adapted to its own text (benchmarks/standards_dev.py, the mean
-of three seeds), it gained over the table alone on five (weibo +0.0037 -> +0.0068, derm +0.0024 ->
-+0.0094, novel +0.0199 -> +0.0212). A text that adds no string to the table gives the head nothing
+of three seeds), it gains over the table alone on weibo, novel and derm (+0.0041 -> +0.0068,
++0.0190 -> +0.0213, +0.0037 -> +0.0080; pku -0.0005 -> -0.0007). A text that adds no string to the table gives the head nothing
 new to learn, and self-training on it only drifts the head: ud_gsdsimp_dev's 17 k characters (no
 string added, 8 training steps) moved ud_gsdsimp_dev by -0.0010 to +0.0002 and cost UD test F1
 0.0006 to 0.0018 over three seeds (re-calibrating model.onnx's int8 scales alone: 0.0004). There
@@ -69,6 +74,12 @@ AUTO_MIN_COUNT = ((100_000, 2), (0, 5))
 # is a fragment and is not added. Dev, six files adapted to their own text: 0.7 to 0.9 within
 # 0.0002 of each other on the mean; 0.8 the best.
 FRAGMENT_SHARE = 0.8
+# A new string of 4+ characters that is two strings the model's table holds, of 2+ characters
+# each, is added only when the text has it this often: seen fewer times it is a phrase of two
+# known words (出栏|肉猪, 婴幼儿|乳粉: 2 times each in pku_dev); a term of the domain recurs
+# (接触性皮炎, 12 times in derm_dev). Dev, six files adapted to their own text: 5 to 20 within
+# 0.0001 of each other on the mean; 8 the best; None (no such test): 0.0002 lower.
+COMPOUND_BELOW = 8
 
 
 def auto_min_count(han_chars: int) -> int:
@@ -134,7 +145,8 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
         "min_count": min_count, "max_n": max_n, "added_ngrams": added,
         "recipe": "model's table + the raw text's n-grams it lacks, seen >= min_count times, "
                   "but for those that are a known string and a common single-character word "
-                  f"and those that one character accompanies in >= {FRAGMENT_SHARE} of their occurrences",
+                  f"and those that one character accompanies in >= {FRAGMENT_SHARE} of their occurrences, "
+                  f"and those of 4+ characters that are two known strings, seen < {COMPOUND_BELOW} times",
         "seconds": round(seconds, 1), "command": command, "refine": refine and not skipped,
     }
     if skipped:
@@ -173,16 +185,22 @@ def adapted_table(shipped: WordTable | None, lines: list[str], min_count: int | 
     min_count = min_count or auto_min_count(han_chars)
     if shipped is None:
         return domain.pruned(min_count), han_chars, min_count, max_n
-    kept = without_phrases_and_fragments(shipped, domain.pruned(min_count), "\n".join(lines))
+    kept = without_phrases_and_fragments(shipped, domain.pruned(min_count), "\n".join(lines),
+                                         compounds_below=COMPOUND_BELOW)
     return shipped.combined_with(kept, min_count), han_chars, min_count, max_n
 
 
-def without_phrases_and_fragments(shipped: WordTable, candidates: WordTable, text: str) -> WordTable:
+def without_phrases_and_fragments(shipped: WordTable, candidates: WordTable, text: str,
+                                  compounds_below: int | None = None) -> WordTable:
     """`candidates` (strings counted on `text`, its lines joined by newlines) less the strings the
-    shipped table lacks that read as a phrase (phrase_keys) or a fragment (fragment_keys) there.
-    `segmenter adapt` tests a user's new strings so; train/rare_strings.py the shipped text's rare ones."""
-    occurrences = list(new_string_occurrences(shipped, candidates, text))  # one pass over the text serves both
+    shipped table lacks that read as a phrase (phrase_keys) or a fragment (fragment_keys) there,
+    and, with `compounds_below`, the rarer compounds of two known strings (compound_keys).
+    `segmenter adapt` tests a user's new strings so; train/rare_strings.py the shipped text's rare
+    ones (without the compound test: the shipped text's rare rows are its own words)."""
+    occurrences = list(new_string_occurrences(shipped, candidates, text))  # one pass over the text serves all
     found = [phrase_keys(shipped, text, occurrences), fragment_keys(text, occurrences)]
+    if compounds_below is not None:
+        found.append(compound_keys(shipped, text, occurrences, compounds_below))
     left_out = {n: np.concatenate([keys[n] for keys in found if n in keys]) for n in set().union(*found)}
     return WordTable({n: tuple(column[~np.isin(keys, left_out.get(n, ()))] for column in (keys, *rest))
                       for n, (keys, *rest) in candidates.tables.items()}, candidates.info)
@@ -228,6 +246,25 @@ def phrase_keys(shipped: WordTable, text: str, occurrences: list,
             known = shipped.autonomy_at(text, rest, ones * (n - 1))
             phrase |= (shipped.logp_at(text, edge, ones) >= common) & ((n == 2) | ~np.isnan(known))
         found[n] = keys[phrase]
+    return found
+
+
+def compound_keys(shipped: WordTable, text: str, occurrences: list, below: int) -> dict[int, np.ndarray]:
+    """The hashes, by length, of domain strings of 4+ characters the shipped table lacks (their
+    `occurrences` in `text`: new_string_occurrences) that are two strings it holds, of 2+
+    characters each (出栏+肉猪, 婴幼儿+乳粉), and occur fewer than `below` times. Judged at one
+    occurrence each."""
+    found = {}
+    for n, hashes, at in occurrences:
+        if n < 4:
+            continue
+        keys, first, seen = np.unique(hashes, return_index=True, return_counts=True)
+        start, ones = at[first], np.ones(len(first), dtype=np.int64)
+        compound = np.zeros(len(start), dtype=bool)
+        for left in range(2, n - 1):  # the split after `left` characters: both sides 2+
+            compound |= (~np.isnan(shipped.autonomy_at(text, start, ones * left))
+                         & ~np.isnan(shipped.autonomy_at(text, start + left, ones * (n - left))))
+        found[n] = keys[compound & (seen < below)]
     return found
 
 
@@ -293,7 +330,8 @@ This folder is {record['base']} with its word table (`ngrams.npz`) adapted to {r
 of raw text ({record['han_chars']:,} Han): {files}. The n-grams of that text (n <= {record['max_n']}) that the
 model's table lacked and that occur at least {record['min_count']} times were added with their autonomy
 ({record['added_ngrams']:,} n-grams), but for phrases of a known string and a common single-character word
-(药疹的) and for fragments of a longer string (江苏苏宁易); {kept}. No labels were used.
+(药疹的), for fragments of a longer string (江苏苏宁易) and for rarer compounds of two known strings
+(出栏肉猪, seen < {COMPOUND_BELOW} times); {kept}. No labels were used.
 {record['seconds']:.1f} s.
 
 Command: `{record['command']}`
