@@ -33,13 +33,14 @@ labelled by the adapted model's own pipeline (train/refine.py, its default recip
 learns the domain's words the table taught the decoder and carries them to where the table is
 silent. On the six dev files, each adapted to its own text (benchmarks/standards_dev.py, the mean
 of three seeds), it gains over the table alone on weibo, novel and derm (+0.0041 -> +0.0068,
-+0.0190 -> +0.0213, +0.0037 -> +0.0080; pku -0.0005 -> -0.0007). A text that adds no string to the table gives the head nothing
-new to learn, and self-training on it only drifts the head: ud_gsdsimp_dev's 17 k characters (no
-string added, 8 training steps) moved ud_gsdsimp_dev by -0.0010 to +0.0002 and cost UD test F1
-0.0006 to 0.0018 over three seeds (re-calibrating model.onnx's int8 scales alone: 0.0004). There
---refine is skipped, and the folder is the table's (the record says `refine_skipped`). It needs
-torch and takes seconds to minutes, so it is asked for. A user's lines longer than refine's 250
-characters train as pieces (RefineConfig.split_long).
++0.0190 -> +0.0213, +0.0037 -> +0.0080; pku -0.0005 -> -0.0007). A text that adds no string to
+the table gives the head nothing new to learn, and self-training on it only drifts the head:
+ud_gsdsimp_dev's 17 k characters (no string added, 8 training steps) moved ud_gsdsimp_dev by
+-0.0010 to +0.0002 and cost UD test F1 0.0006 to 0.0018 over three seeds (re-calibrating
+model.onnx's int8 scales alone: 0.0004). There --refine is skipped, and the folder is the
+table's (the record says `refine_skipped`). It needs torch and takes seconds to minutes, so it is
+asked for. A user's lines longer than refine's 250 characters train as pieces
+(RefineConfig.split_long).
 
 The adapted folder is a copy of the model folder (every file, as Segmenter.save_pretrained
 copies them) with the new ngrams.npz, a profile whose `source` and `extra["adapt"]` say what was
