@@ -40,13 +40,14 @@ def candidates() -> list[Standard]:
     """The general default's candidates: PKU's rules with the switches no corpus settles."""
     pku = STANDARDS["pku"]
     out = []
-    for surnames, coarse_suffixes, counts, join3, units in itertools.product(
-            (True, False), (False, True), ("default", "fine"), (None, JOIN3_LOGP), ("any", True)):
+    lists = {True: "１． whole", "any": "１． 1. whole", False: "list numbers apart"}
+    for surnames, coarse_suffixes, counts, join3, units, list_numbers in itertools.product(
+            (True, False), (False, True), ("default", "fine"), (None, JOIN3_LOGP), ("any", True), (True, "any", False)):
         rules = replace(pku.rules, split_surnames=surnames, coarse_suffixes=coarse_suffixes, counts=counts,
-                        join3_logp=join3, number_units=units)
+                        join3_logp=join3, number_units=units, join_list_numbers=list_numbers)
         name = (f"names {'split' if surnames else 'whole'}, {'all' if coarse_suffixes else 'PKU'} suffixes, "
                 f"counts {counts}, 2+1 by model {'on' if join3 else 'off'}, "
-                f"ASCII numbers {'with' if units == 'any' else 'apart from'} their unit")
+                f"ASCII numbers {'with' if units == 'any' else 'apart from'} their unit, {lists[list_numbers]}")
         out.append(replace(pku, name=name, rules=rules))
     return out
 

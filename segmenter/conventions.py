@@ -15,6 +15,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     suffix          经营者 浙江省 中国队                  PKU and MSR: one word      UD: 中国 队
     function word   就 是, 已 有, 不 是 (but 已经 也许)   PKU, UD: apart             MSR: 不是 也是
     marks           —— ……                              PKU: one word              MSR: — — … …
+    list number     １．急性期 (a line's first word)     PKU: １． one word         MSR, UD: apart
 
 Each convention is a row of one ordered table, rules.TABLE: its name, what it does, the
 function that applies it, its character lists and thresholds, and its setting in each named

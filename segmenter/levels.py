@@ -87,7 +87,8 @@ ABOUT = {
     "msr": ("Microsoft Research's (SIGHAN 2005): 江泽民, 两个, 上海市, １９９７年２月, coarse words", 1.0),
     "ud": ("Universal Dependencies GSD Simplified: 两 个, 上海 市, 中国 队, fine words", 0.0),
     # Chosen on the mean F1 of six dev files, none below jieba (benchmarks/standards_dev.py):
-    # PKU's counts and threshold, names whole, every suffix joined, 2+1 pairs by the unigram model.
+    # PKU's counts and threshold, names whole, every suffix joined, 2+1 pairs by the unigram model,
+    # a line's list number with its period (１． 1.).
     "general": ("for any text: names whole (戴沐白), 两 个, 一个, 上海市, 世界杯", DEFAULT_GRANULARITY),
 }
 STANDARDS = {name: Standard(name, ABOUT[name][0], ABOUT[name][1], Rules(**{row.name: row.at[name] for row in TABLE}))

@@ -171,6 +171,26 @@ def number_units(texts, ends, c, on, word_table):
     return _without(_with(ends, add), [end for _, end in joined])
 
 
+def join_list_numbers(texts, ends, c, on, word_table):
+    """A line that opens with a list number, one or two digits and a period right after them,
+    writes the two as one word: １．|急性期 (PKU's People's Daily). Setting True: the full-width
+    period of `list_marks`' first character; "any": the others too (1. as well as １．)."""
+    marks = c.list_marks if on == "any" else c.list_marks[:1]
+    if not marks:
+        return ends
+    text, starts = texts.text, texts.starts.tolist()
+    drop, add = [], []
+    for i in texts.having(_DIGITS, marks):
+        for run in texts.runs[i]:
+            start, end = starts[i] + run.start, starts[i] + run.end
+            if (run.kind == "number" and end - start <= 2 and end < len(text) and text[end] in marks
+                    and (run.start == 0 or text[:start].rstrip(" \t\u3000").endswith(("\n", "\r")))
+                    and _DIGIT_RUN.fullmatch(text, start, end)):
+                drop.append(end)
+                add.append(end + 1)
+    return _without(_with(ends, add), drop) if drop else ends
+
+
 def join_dates(texts, ends, c, on, word_table):
     """Number+unit words (number_units joined them) of date units in a row, nothing between them,
     make one word (１９９７年|１２月 -> １９９７年１２月)."""
@@ -386,6 +406,7 @@ def _codes_of(characters: str) -> np.ndarray:
     return code_points(characters)
 
 
+_DIGIT_RUN = re.compile(r"[0-9\uff10-\uff19]+")
 _FULL_WIDTH = re.compile(r"[\uff10-\uff19]+(?:[\uff0e\uff1a][\uff10-\uff19]+)*")  # １９９７, ３．５
 _ASCII_OR_FULL = re.compile(r"[0-9\uff10-\uff19]+(?:[.:\uff0e\uff1a][0-9\uff10-\uff19]+)*")
 
@@ -412,6 +433,11 @@ TABLE = (
          params=dict(
              units="年月日号时分秒万亿",
              ascii_digits=False)),  # True: ASCII digits take their unit too (the SIGHAN files write full-width)
+    # pku_dev writes a line's １． whole (7 times, never apart), msr_dev apart (10 times); derm_dev
+    # writes １． and 1. whole (118 lines). The general standard's "any": the six dev files' mean.
+    Rule("join_list_numbers", "a line's list number takes its period: １． (PKU; any: 1. too)",
+         join_list_numbers, _at("any", True, False, False), choices=(False, True, "any"),
+         search=(False, True, "any"), params=dict(list_marks="\uff0e.")),
     Rule("join_han_numbers", "a number in Han numerals is one word: 三十二 第十五 一九九八 百分之四十二点八",
          join_han_numbers, EVERY, search=(), params=dict(
              han_digits="〇零一二三四五六七八九两几", han_powers="十百千万亿", percent="百分之")),

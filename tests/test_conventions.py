@@ -53,6 +53,25 @@ def test_dates_join_only_coarser_than_default():
     assert words_after("１９９７年 １２月", ["１９９７", "年", " ", "１２", "月"], granularity=1.0) == ["１９９７年", " ", "１２月"]
 
 
+def test_a_lines_list_number_takes_its_period_where_the_standard_says():
+    def listed(text, rules):  # from the words of the text's runs: 1 | . | 急性期
+        return words_after(text, [text[run.start : run.end] for run in split_runs(text)], rules)
+
+    full, ascii_ = "１．急性期", "1.急性期"
+    assert listed(full, STANDARDS["pku"].rules) == ["１．", "急性期"]  # PKU's People's Daily
+    assert listed(ascii_, STANDARDS["pku"].rules) == ["1", ".", "急性期"]  # True: the full-width period only
+    assert listed(ascii_, STANDARDS["general"].rules) == ["1.", "急性期"]  # "any"
+    for name in ("msr", "ud"):
+        assert listed(full, STANDARDS[name].rules) == ["１", "．", "急性期"]
+    general = STANDARDS["general"].rules
+    assert words_after("说：\n２．手", ["说", "：", "\n", "２", "．", "手"], general) == ["说", "：", "\n", "２．", "手"]
+    # not a list number: not at a line's start, three digits, a decimal
+    assert words_after("共３．", ["共", "３", "．"], general) == ["共", "３", "．"]
+    assert words_after("１２３．急", ["１２３", "．", "急"], general) == ["１２３", "．", "急"]
+    assert words_after("１．５米", ["１．５", "米"], general) == ["１．５", "米"]
+    assert words_after("１．急", ["１", "．", "急"], general, Conventions(list_marks="")) == ["１", "．", "急"]
+
+
 def test_han_numbers_are_one_word_at_every_level():
     text = "第三十二条和一九九八年统一一致"
     words = ["第三", "十二", "条", "和", "一九", "九八", "年", "统一", "一致"]

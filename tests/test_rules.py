@@ -88,9 +88,10 @@ def test_a_standard_saved_in_the_old_rules_format_still_loads():
            "rules": {"counts": "coarse", "split_surnames": False, "join_suffixes": True, "coarse_suffixes": True,
                      "join_dates": True, "split_marks": True, "pair_joins": True, "join3_logp": 7.0}}
     loaded = standard_named(old)
-    # rows added since take the general standard's setting (MSR's number_units is "any" since, and
-    # its function words "coarse")
-    assert loaded.rules == replace(STANDARDS["msr"].rules, number_units=True, split_function_words=True)
+    # rows added since take the general standard's setting (MSR's number_units is "any" since, its
+    # function words "coarse", and it writes list numbers apart)
+    assert loaded.rules == replace(STANDARDS["msr"].rules, number_units=True, split_function_words=True,
+                                   join_list_numbers="any")
     assert loaded.profile_level == 1.0
     with pytest.raises(ValueError, match="split_surnames"):  # a switch no row has
         standard_named({**old, "rules": {**old["rules"], "no_such_rule": True}})
