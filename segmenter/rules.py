@@ -184,11 +184,17 @@ def join_list_numbers(texts, ends, c, on, word_table):
         for run in texts.runs[i]:
             start, end = starts[i] + run.start, starts[i] + run.end
             if (run.kind == "number" and end - start <= 2 and end < len(text) and text[end] in marks
-                    and (run.start == 0 or text[:start].rstrip(" \t\u3000").endswith(("\n", "\r")))
-                    and _DIGIT_RUN.fullmatch(text, start, end)):
+                    and _DIGIT_RUN.fullmatch(text, start, end) and _opens_line(text, starts[i], start)):
                 drop.append(end)
                 add.append(end + 1)
     return _without(_with(ends, add), drop) if drop else ends
+
+
+def _opens_line(text: str, text_start: int, at: int) -> bool:
+    """Whether only spaces stand between `at` and its text's start (at text_start) or a line break."""
+    while at > text_start and text[at - 1] in " \t\u3000":
+        at -= 1
+    return at == text_start or text[at - 1] in "\n\r"
 
 
 def join_dates(texts, ends, c, on, word_table):
