@@ -47,7 +47,8 @@ def candidates() -> list[Standard]:
                         join3_logp=join3, number_units=units, join_list_numbers=list_numbers)
         name = (f"names {'split' if surnames else 'whole'}, {'all' if coarse_suffixes else 'PKU'} suffixes, "
                 f"counts {counts}, 2+1 by model {'on' if join3 else 'off'}, "
-                f"ASCII numbers {'with' if units == 'any' else 'apart from'} their unit, {lists[list_numbers]}")
+                f"ASCII numbers {'with their unit' if units == 'any' else 'apart from their unit but 万 亿'}, "
+                f"{lists[list_numbers]}")
         out.append(replace(pku, name=name, rules=rules))
     return out
 

@@ -5,6 +5,7 @@ digits (a rule's run, text.py) never joins a Han character, and nothing in raw t
 whether 两个 is one word: that is a decision of the standard, not of the language.
 
     number + unit   １９９７年 ２月 ５日 ３０万 ２亿     PKU and MSR: one word      UD: 1996 年
+                    30万 2亿 (ASCII digits)             all: one word
     Han numerals    三十二 第十五 一九九八              all three: one word
     percentage      百分之四十二点八                    PKU and MSR: one word
     date            １９９７年２月５日                  MSR: one word              PKU: three

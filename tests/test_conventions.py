@@ -43,6 +43,10 @@ def test_ascii_digits_take_their_unit_where_the_standard_says():
     for name in ("pku", "msr"):  # they write 1997年 as they write １９９７年
         assert words_after("1997年", apart, STANDARDS[name].rules) == ["1997年"]
     assert words_after("1997年", apart, STANDARDS["general"].rules, Conventions(ascii_digits=True)) == ["1997年"]
+    # a magnitude joins whatever the digits, at every standard: UD writes 1996 年 but 30万
+    for name in STANDARDS:
+        assert words_after("30万人", ["30", "万人"], STANDARDS[name].rules) == ["30万", "人"]
+    assert words_after("30万人", ["30", "万人"], STANDARDS["ud"].rules, Conventions(ascii_units="")) == ["30", "万人"]
 
 
 def test_dates_join_only_coarser_than_default():
