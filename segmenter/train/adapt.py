@@ -260,12 +260,13 @@ def compound_keys(shipped: WordTable, text: str, occurrences: list, below: int) 
         if n < 4:
             continue
         keys, first, seen = np.unique(hashes, return_index=True, return_counts=True)
+        keys, first = keys[seen < below], first[seen < below]  # the frequent ones stay whatever they are
         start, ones = at[first], np.ones(len(first), dtype=np.int64)
         compound = np.zeros(len(start), dtype=bool)
         for left in range(2, n - 1):  # the split after `left` characters: both sides 2+
             compound |= (~np.isnan(shipped.autonomy_at(text, start, ones * left))
                          & ~np.isnan(shipped.autonomy_at(text, start + left, ones * (n - left))))
-        found[n] = keys[compound & (seen < below)]
+        found[n] = keys[compound]
     return found
 
 
