@@ -15,6 +15,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     name            江 泽民, 周 恩来                     PKU, UD: surname apart      MSR: 江泽民
     suffix          经营者 浙江省 中国队                  PKU and MSR: one word      UD: 中国 队
     function word   就 是, 已 有, 不 是 (but 已经 也许)   PKU, UD: apart             MSR: 不是 也是
+    a verb's 着      看 着, 带 着 (but 接着 随着)         all: apart
     marks           —— ……                              PKU: one word              MSR: — — … …
     list number     １．急性期 (a line's first word)     PKU: １． one word         MSR, UD: apart
 
@@ -28,7 +29,8 @@ standard (levels.Standard); the decoder's joins are rows of the same table. At e
   - a two-character word led by a function word (就 已 也 不 这 ...) or ended by a particle (着 过
     得 了) splits unless the unigram model has it far likelier as one word (已经 也许 stay): the
     heads join such pairs because they are frequent, and raw text can tell 已有 from 已经 only
-    within such a closed class (MSR keeps 不是 也是 都是 whole).
+    within such a closed class (MSR keeps 不是 也是 都是 whole); a verb's 着 needs a higher
+    likelihood to stay (看|着, but 接着 随着).
 By standard: a two-character word takes a suffix where the word table knows the three
 characters as a unit; counts split from their classifier as each standard writes them; a
 three-character name splits after its surname (the surname list, a raw-text check, no sounds of

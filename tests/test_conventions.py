@@ -139,13 +139,32 @@ def test_function_words_and_particles_split_unless_the_model_has_the_pair_as_a_w
     # the threshold decides: a high one splits the words too; the rule off keeps the heads' words
     strict = split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(function_pair_logp=100.0), 0.5, table))
     assert strict == list(text)  # each word is led by a function word (已 他 就) or ends in a particle (着 得)
-    off = Conventions(function_words="", particles="")
+    off = Conventions(function_words="", particles="", verb_particles="")
     assert split_words(text, apply_conventions(text, split_runs(text), ends, off, 0.5, table)) == [text[k:k + 2] for k in range(0, len(text), 2)]
     # without a unigram model nothing tells 已经 from 已有: the rule does not run
     bare = WordTable.from_texts(["已经已有他们就是有着觉得"] * 3, max_n=3, min_count=1)
     assert split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(), 0.5, bare)) == [text[k:k + 2] for k in range(0, len(text), 2)]
     with pytest.raises(ValueError, match="function_pair_logp"):
         Conventions(function_pair_logp=float("nan"))
+
+
+@pytest.mark.slow
+def test_a_verbs_zhe_splits_up_to_its_own_threshold():
+    # the shipped unigram model: 看着 e**6.8 and 带着 e**7.4 likelier as one word than as two (above
+    # function_pair_logp, 6.5), 接着 e**8.3 and 随着 e**9.4 (above verb_particle_logp, 8)
+    table = Segmenter().word_table
+    text = "看着带着接着随着"
+    ends = np.arange(2, len(text) + 1, 2)
+
+    def words(conventions):
+        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, 0.5, table))
+
+    assert words(Conventions()) == ["看", "着", "带", "着", "接着", "随着"]
+    assert words(Conventions(verb_particles="")) == ["看着", "带着", "接着", "随着"]  # the particles' threshold alone
+    assert words(Conventions(verb_particle_logp=9.0)) == ["看", "着", "带", "着", "接", "着", "随着"]
+    assert words(Conventions(verb_particles="", particles="")) == ["看着", "带着", "接着", "随着"]
+    with pytest.raises(ValueError, match="verb_particle_logp"):
+        Conventions(verb_particle_logp=float("inf"))
 
 
 @pytest.mark.slow
