@@ -315,8 +315,8 @@ def _count_apart(numeral: str, classifier: str, c, counts: str) -> bool:
     """Whether the standard of `counts` (one of COUNT_STANDARDS) writes `numeral` and `classifier` apart."""
     if counts != "coarse" and _is_ordinal(numeral, c):  # PKU, UD: 第十五 次, 第一 个
         return True
-    if counts == "fine":  # UD-like: every count
-        return all(ch in c.numerals for ch in numeral)
+    if counts == "fine":  # UD-like: every count, but 这些 一些 这样 一样
+        return all(ch in c.numerals for ch in numeral) and classifier not in c.fine_joins
     if counts == "default":  # PKU-like: 两 条, 一 年; but 一个 一些 这种
         return all(ch in c.default_numerals for ch in numeral) or numeral == "一" and classifier not in c.one_joins
     return numeral == "一" and classifier in c.coarse_one_splits  # MSR-like: 两个 一次; but 一 位, 一 项
@@ -475,7 +475,8 @@ TABLE = (
                    "fine 两|个 一|个 (UD), default 两|个 but 一个 (PKU), coarse 两个 but 一|位 (MSR)",
          split_counts, _at("default", "default", "coarse", "fine"), choices=COUNT_STANDARDS, search=COUNT_STANDARDS,
          params=dict(
-             numerals="一二三四五六七八九十两几这那每各某哪半",  # fine: these, then a classifier, split
+             numerals="一二三四五六七八九十两几这那每各某哪半",  # fine: these, then a classifier, split ...
+             fine_joins="些样",  # ... but these (UD's dev file: 这些 一些 这样 一样 那样 whole 22 times, never apart)
              default_numerals="二三四五六七八九十两几半",  # default: these split from any classifier ...
              one_joins="个些样家代",  # ... and 一 from any but these (PKU: 一个, 一 年)
              coarse_one_splits="位项条座支场份张名届句棵轮步",  # coarse: 一 splits from these only (MSR: 一 位, 一次)

@@ -96,6 +96,10 @@ def test_counts_split_by_level():
     assert words_after(text, words) == ["一个", "人", "和", "两", "条", "这三年"]  # PKU-like: 一个 each way, 两 条 apart
     assert words_after(text, words, granularity=0.0) == ["一", "个", "人", "和", "两", "条", "这三", "年"]
     assert words_after("一个人", ["一个人"], granularity=0.0) == ["一个人"]  # not a numeral + classifier word
+    # fine splits every count but a numeral with 些 or 样 (UD: 这些 一些 这样 一样); fine_joins empty: those too
+    assert words_after("这些一样", ["这些", "一样"], granularity=0.0) == ["这些", "一样"]
+    assert words_after("这些一样", ["这些", "一样"], granularity=0.0, conventions=Conventions(fine_joins="")) == [
+        "这", "些", "一", "样"]
     for granularity in (0.0, 0.5, 1.0):  # a demonstrative and 一 split at every level; 一声 is a count too
         assert words_after("另一声", ["另一", "声"], granularity=granularity) == ["另", "一", "声"]
     assert words_after("一声", ["一声"]) == ["一", "声"] and words_after("一声", ["一声"], granularity=1.0) == ["一声"]
