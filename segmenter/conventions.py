@@ -7,6 +7,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     number + unit   １９９７年 ２月 ５日 ３０万 ２亿     PKU and MSR: one word      UD: 1996 年
                     30万 2亿 (ASCII digits)             all: one word
     Han numerals    三十二 第十五 一九九八              all three: one word
+    第 + digits      第6 第１２                          all: one word
     percentage      百分之四十二点八                    PKU and MSR: one word
     date            １９９７年２月５日                  MSR: one word              PKU: three
     count           两 个, 三 条, 几 年                  PKU, UD: apart              MSR: 两个

@@ -76,6 +76,16 @@ def test_a_lines_list_number_takes_its_period_where_the_standard_says():
     assert words_after("１．急", ["１", "．", "急"], general, Conventions(list_marks="")) == ["１", "．", "急"]
 
 
+def test_an_ordinal_mark_takes_the_digits_after_it():
+    words = ["第", "6", "届", "和", "第", "１２", "届", "，", "勃艮第", "6"]
+    for granularity in (0.0, 0.5, 1.0):  # every level
+        assert words_after("".join(words), words, granularity) == ["第6", "届", "和", "第１２", "届", "，", "勃艮第", "6"]
+    assert words_after("第3号", ["第", "3号"]) == ["第3号"]  # a unit the number took stays with it
+    assert words_after("第3号", ["第", "3", "号"], granularity=0.0) == ["第3", "号"]  # UD: 3 号
+    assert words_after("第十", ["第", "十"], conventions=Conventions(han_digits="", han_powers="")) == ["第", "十"]  # digits only
+    assert words_after("第6", ["第", "6"], conventions=Conventions(ordinal_marks="")) == ["第", "6"]
+
+
 def test_han_numbers_are_one_word_at_every_level():
     text = "第三十二条和一九九八年统一一致"
     words = ["第三", "十二", "条", "和", "一九", "九八", "年", "统一", "一致"]
