@@ -23,6 +23,14 @@ def test_runs_cover_text_exactly():
         ("增长3.5%以上", [("han", "增长"), ("number", "3.5%"), ("han", "以上")]),
         ("１２％", [("number", "１２％")]),
         ("1,000,000元", [("number", "1,000,000"), ("han", "元")]),
+        # a score, a time, a ratio, a fraction, a date: one number (every dev file that has them writes
+        # them so); a range with a dash or a tilde is three words
+        ("比分2-1", [("han", "比分"), ("number", "2-1")]),
+        ("３∶１和１／３在10:30", [("number", "３∶１"), ("han", "和"), ("number", "１／３"), ("han", "在"), ("number", "10:30")]),
+        ("2016-10-01", [("number", "2016-10-01")]),
+        ("５—６级", [("number", "５"), ("punct", "—"), ("number", "６"), ("han", "级")]),
+        ("25～50", [("number", "25"), ("symbol", "～"), ("number", "50")]),
+        ("-5", [("punct", "-"), ("number", "5")]),
         ("用MP3听", [("han", "用"), ("latin", "MP3"), ("han", "听")]),
         ("don't", [("latin", "don't")]),
         ("见https://example.com/x。", [("han", "见"), ("url", "https://example.com/x"), ("punct", "。")]),
