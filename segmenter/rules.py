@@ -438,8 +438,10 @@ def _codes_of(characters: str) -> np.ndarray:
 
 
 _DIGIT_RUN = re.compile(r"[0-9\uff10-\uff19]+")
-_FULL_WIDTH = re.compile(r"[\uff10-\uff19]+(?:[\uff0e\uff1a][\uff10-\uff19]+)*")  # １９９７, ３．５
-_ASCII_OR_FULL = re.compile(r"[0-9\uff10-\uff19]+(?:[.:\uff0e\uff1a][0-9\uff10-\uff19]+)*")
+# The digits of a number run (text.py), whatever stands between them (３．５, １－２, 3-5): the unit
+# rules ask which digits a number is written in, not whether it is a range or a ratio.
+_FULL_WIDTH = re.compile(r"[\uff10-\uff19]+(?:[\uff0e\uff1a\u2236\uff0f\uff0d][\uff10-\uff19]+)*")  # １９９７, ３．５
+_ASCII_OR_FULL = re.compile(r"[0-9\uff10-\uff19]+(?:[.:\uff0e\uff1a\u2236/\uff0f\-\uff0d][0-9\uff10-\uff19]+)*")
 
 
 def _at(general, pku, msr, ud) -> dict:

@@ -27,6 +27,10 @@ def words_after(text: str, words: list[str], granularity: float = 0.5, conventio
 def test_full_width_number_takes_its_unit_and_only_it():
     text = "１９９７年底３０万人"
     assert words_after(text, ["１９９７", "年底", "３０", "万人"]) == ["１９９７年", "底", "３０万", "人"]
+    # a range or a ratio is one number run (text.py) and takes its unit as any number does
+    assert words_after("１－２年", ["１－２", "年"]) == ["１－２年"]
+    for name in STANDARDS:
+        assert words_after("3-5万元", ["3-5", "万元"], STANDARDS[name].rules) == ["3-5万", "元"]
 
 
 def test_a_unit_keeps_its_marks():
