@@ -11,6 +11,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     percentage      百分之四十二点八                    PKU and MSR: one word
     date            １９９７年２月５日                  MSR: one word              PKU: three
     count           两 个, 三 条, 几 年                  PKU, UD: apart              MSR: 两个
+    digits+measure  ２０６ 个, ６５０万 元               PKU, UD: apart              MSR: ２０６个 ６５０万元
     count with 一    一 个, 这 一                        UD: apart                   PKU: each way, MSR: 一个
     but 些 样        这些 一些 这样 一样                  all: one word
     ordinal         第十五 次, 第一 个                   PKU, UD: apart              MSR: 第一次

@@ -1,4 +1,6 @@
 """Conventions of numbers, dates and counts (the convention rows of rules.TABLE, run by conventions.apply_conventions), and the calibrated choice."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -88,6 +90,19 @@ def test_an_ordinal_mark_takes_the_digits_after_it():
     assert words_after("第3号", ["第", "3", "号"], granularity=0.0) == ["第3", "号"]  # UD: 3 号
     assert words_after("第十", ["第", "十"], conventions=Conventions(han_digits="", han_powers="")) == ["第", "十"]  # digits only
     assert words_after("第6", ["第", "6"], conventions=Conventions(ordinal_marks="")) == ["第", "6"]
+
+
+def test_a_number_in_digits_takes_its_measure_word_at_msr():
+    words = ["共", "２０６", "个", "，", "６５０万", "元", "，", "１０", "分钟", "，", "２０", "天内", "，", "５", "人", "，", "5", "个"]
+    text = "".join(words)
+    msr, pku = STANDARDS["msr"].rules, STANDARDS["pku"].rules
+    # every character of the word after the number a measure character: 天内 and 人 stay apart
+    assert words_after(text, words, msr) == ["共", "２０６个", "，", "６５０万元", "，", "１０分钟", "，", "２０", "天内",
+                                             "，", "５", "人", "，", "5", "个"]
+    assert words_after(text, words, replace(msr, join_digit_measures="any"))[-1] == "5个"  # ASCII digits too
+    assert words_after(text, words, pku)[1:3] == ["２０６", "个"]  # PKU, UD: apart
+    assert words_after(text, words, msr, conventions=Conventions(measure_chars=""))[1:3] == ["２０６", "个"]
+    assert words_after("第１２届", ["第", "１２", "届"], msr) == ["第１２", "届"]  # not after 第: the ordinal keeps its digits
 
 
 def test_han_numbers_are_one_word_at_every_level():

@@ -27,9 +27,9 @@ def words(rules, table=TABLE, conventions=Conventions()) -> list[str]:
     return split_words(TEXT, apply_conventions(TEXT, split_runs(TEXT), ends, conventions, rules, table=table))
 
 
-def without(name: str) -> tuple:
-    assert name in {row.name for row in TABLE}
-    return tuple(row for row in TABLE if row.name != name)
+def without(*names: str) -> tuple:
+    assert set(names) <= {row.name for row in TABLE}
+    return tuple(row for row in TABLE if row.name not in names)
 
 
 def test_switches_and_parameters_are_the_rows():
@@ -59,7 +59,9 @@ def test_removing_a_row_turns_its_rule_off():
     assert "—" not in words(msr, without("split_marks"))
     assert words(msr, without("join_dates"))[2:4] == ["１９９７年", "１２月"]
     # join_dates joins the number+unit words number_units makes: without those, no date either
-    assert words(msr, without("number_units"))[2:6] == ["１９９７", "年", "１２", "月"]
+    # (join_digit_measures, after join_dates, would give a number its 年 and 月 too)
+    assert words(msr, without("number_units", "join_digit_measures"))[2:6] == ["１９９７", "年", "１２", "月"]
+    assert words(msr, without("number_units"))[2:4] == ["１９９７年", "１２月"]
     assert words(msr, ()) == WORDS  # no row, no rule
 
 
@@ -89,9 +91,9 @@ def test_a_standard_saved_in_the_old_rules_format_still_loads():
                      "join_dates": True, "split_marks": True, "pair_joins": True, "join3_logp": 7.0}}
     loaded = standard_named(old)
     # rows added since take the general standard's setting (MSR's number_units is "any" since, its
-    # function words "coarse", and it writes list numbers apart)
+    # function words "coarse", it writes list numbers apart and numbers in digits with their measure)
     assert loaded.rules == replace(STANDARDS["msr"].rules, number_units=True, split_function_words=True,
-                                   join_list_numbers="any")
+                                   join_list_numbers="any", join_digit_measures=False)
     assert loaded.profile_level == 1.0
     with pytest.raises(ValueError, match="split_surnames"):  # a switch no row has
         standard_named({**old, "rules": {**old["rules"], "no_such_rule": True}})
