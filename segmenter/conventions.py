@@ -11,7 +11,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     percentage      百分之四十二点八                    PKU and MSR: one word
     date            １９９７年２月５日                  MSR: one word              PKU: three
     count           两 个, 三 条, 几 年                  PKU, UD: apart              MSR: 两个
-    digits+measure  ２０６ 个, ６５０万 元               PKU, UD: apart              MSR: ２０６个 ６５０万元
+    digits+measure  ２０６ 个, ６５０万 元                PKU, UD: apart              MSR: ２０６个 ６５０万元
     count with 一    一 个, 这 一                        UD: apart                   PKU: each way, MSR: 一个
     but 些 样        这些 一些 这样 一样                  all: one word
     ordinal         第十五 次, 第一 个                   PKU, UD: apart              MSR: 第一次
@@ -19,6 +19,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     suffix          经营者 浙江省 中国队                  PKU and MSR: one word      UD: 中国 队
     function word   就 是, 已 有, 不 是 (but 已经 也许)   PKU, UD: apart             MSR: 不是 也是
     a verb's 着      看 着, 带 着 (but 接着 随着)         all: apart
+    coverb          成 为, 位 于 (but 因为 由于 认为)     UD: apart                  PKU, MSR: 成为 位于
     marks           —— ……                              PKU: one word              MSR: — — … …
     list number     １．急性期 (a line's first word)     PKU: １． one word         MSR, UD: apart
 

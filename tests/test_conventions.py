@@ -105,6 +105,20 @@ def test_a_number_in_digits_takes_its_measure_word_at_msr():
     assert words_after("第１２届", ["第", "１２", "届"], msr) == ["第１２", "届"]  # not after 第: the ordinal keeps its digits
 
 
+def test_a_verb_and_its_coverb_split_at_ud():
+    words = ["北京", "位于", "华北", "，", "成为", "首都", "，", "因为", "由于", "认为", "，", "为", "于是"]
+    text = "".join(words)
+    ud = STANDARDS["ud"].rules
+    assert words_after(text, words, ud) == ["北京", "位", "于", "华北", "，", "成", "为", "首都", "，", "因为", "由于",
+                                            "认为", "，", "为", "于是"]
+    for name in ("general", "pku", "msr"):  # their files write 成为 位于 whole
+        assert words_after(text, words, STANDARDS[name].rules)[1] == "位于"
+    assert words_after(text, words, ud, conventions=Conventions(coverbs=""))[1] == "位于"
+    assert words_after(text, words, ud, conventions=Conventions(coverb_keeps=""))[9:11] == ["因", "为"]
+    with pytest.raises(ValueError, match="coverb_keeps must be two-character pairs"):
+        words_after(text, words, ud, conventions=Conventions(coverb_keeps="因为由"))
+
+
 def test_han_numbers_are_one_word_at_every_level():
     text = "第三十二条和一九九八年统一一致"
     words = ["第三", "十二", "条", "和", "一九", "九八", "年", "统一", "一致"]
