@@ -35,8 +35,8 @@ python ../stages.py \
   "+ a verb's 着 apart (看 着), 第 with its digits (第6), a score or ratio one number (2-1, ３∶１) (the embedded default)=test.json:segmenter:default" \
   "the shipped fast student (2 x 64, distilled from the default on 16 M raw characters, refined)=test.json:segmenter:fast" \
   "the embedded model, standard pku (ASCII-digit numbers take their unit: 1997年)=test.json:segmenter:pku" \
-  "the embedded model, standard msr=test.json:segmenter:msr" \
-  "the embedded model, standard ud=test.json:segmenter:ud" \
+  "the embedded model, standard msr (a number in digits with its measure word: ２０６个)=test.json:segmenter:msr" \
+  "the embedded model, standard ud (a verb and its 为 or 于 apart: 成 为)=test.json:segmenter:ud" \
   "the embedded model, calibrated on 100 dev sentences (best standard or fitted profile)=test.json:segmenter:calibrated" \
   "jieba 0.42.1 (supervised dictionary), HMM on=test.json:jieba" \
   > stages.md
