@@ -214,6 +214,22 @@ def test_a_verbs_zhe_splits_up_to_its_own_threshold():
         Conventions(verb_particle_logp=float("inf"))
 
 
+def test_a_three_character_word_led_by_a_function_word_splits_after_it():
+    # the shipped unigram model: 不需要 e**4.8 and 应注意 e**6.2 likelier whole than as 1|2 (up to
+    # function_triple_logp, 10: split), 不得不 e**11.7 and 不锈钢 e**16.4 (stay)
+    table = Segmenter().word_table
+    text = "不需要应注意不得不不锈钢"
+    ends = np.array([3, 6, 9, 12])
+
+    def words(conventions, granularity=0.5):
+        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, granularity, table))
+
+    assert words(Conventions()) == ["不", "需要", "应", "注意", "不得不", "不锈钢"]
+    assert words(Conventions(function_triple_logp=5.0)) == ["不", "需要", "应注意", "不得不", "不锈钢"]
+    assert words(Conventions(function_words="")) == ["不需要", "应注意", "不得不", "不锈钢"]
+    assert words(Conventions(), STANDARDS["msr"].rules) == ["不需要", "应", "注意", "不得不", "不锈钢"]  # MSR: 不 leads whole
+
+
 @pytest.mark.slow
 def test_msr_keeps_whole_the_function_words_it_writes_whole():
     table = Segmenter().word_table
