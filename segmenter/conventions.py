@@ -19,6 +19,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     suffix          经营者 浙江省 中国队                  PKU and MSR: one word      UD: 中国 队
     function word   就 是, 已 有, 不 是 (but 已经 也许)   PKU, UD: apart             MSR: 不是 也是
                     不 需要, 应 注意 (but 不得不)          all: apart (MSR: 不需要)
+                    生活 中, 尤其 是 (but 为什么)         all: apart
     a verb's 着      看 着, 带 着 (but 接着 随着)         all: apart
     coverb          成 为, 位 于 (but 因为 由于 认为)     UD: apart                  PKU, MSR: 成为 位于
     marks           —— ……                              PKU: one word              MSR: — — … …
@@ -36,7 +37,8 @@ standard (levels.Standard); the decoder's joins are rows of the same table. At e
     heads join such pairs because they are frequent, and raw text can tell 已有 from 已经 only
     within such a closed class (MSR keeps 不是 也是 都是 whole); a verb's 着 needs a higher
     likelihood to stay (看|着, but 接着 随着); a three-character word led by a function word splits
-    after it the same way, at its own threshold (不|需要, 应|注意, but 不得不).
+    after it the same way, at its own threshold (不|需要, 应|注意, but 不得不), and one ended by a
+    function character before it (生活|中, 尤其|是, but 为什么).
 By standard: a two-character word takes a suffix where the word table knows the three
 characters as a unit; counts split from their classifier as each standard writes them; a
 three-character name splits after its surname (the surname list, a raw-text check, no sounds of

@@ -230,6 +230,22 @@ def test_a_three_character_word_led_by_a_function_word_splits_after_it():
     assert words(Conventions(), STANDARDS["msr"].rules) == ["不需要", "应", "注意", "不得不", "不锈钢"]  # MSR: 不 leads whole
 
 
+def test_a_three_character_word_ended_by_a_function_character_splits_before_it():
+    # the shipped unigram model: 生活中 e**3.8 and 尤其是 e**6.8 likelier whole than as 2|1 (split),
+    # 为什么 e**12.8 (stays); 地 is no function end (目的地)
+    table = Segmenter().word_table
+    text = "生活中尤其是为什么目的地"
+    ends = np.array([3, 6, 9, 12])
+
+    def words(conventions):
+        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, 0.5, table))
+
+    assert words(Conventions()) == ["生活", "中", "尤其", "是", "为什么", "目的地"]
+    assert words(Conventions(function_ends="")) == ["生活中", "尤其是", "为什么", "目的地"]
+    assert words(Conventions(function_triple_logp=5.0)) == ["生活", "中", "尤其是", "为什么", "目的地"]
+    assert words(Conventions(function_ends="是中地"))[-2:] == ["目的", "地"]
+
+
 @pytest.mark.slow
 def test_msr_keeps_whole_the_function_words_it_writes_whole():
     table = Segmenter().word_table
