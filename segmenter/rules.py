@@ -593,7 +593,8 @@ TABLE = (
     # pku_dev, msr_dev and weibo_dev, every standard on its own file: all gain or hold): 看着 6.8,
     # 带着 7.4, 望着 7.5 split, as every dev file writes them; 接着 8.3, 随着 9.4 stay.
     Rule("split_function_words", "a two-character word led by a function word or ended by a particle "
-                                 "splits: 就|是 不|是 已|有 有|着 (but 已经 也许, by the unigram model; MSR: 不是 也是)",
+                                 "splits: 就|是 不|是 已|有 有|着 (but 已经 也许, by the unigram model; MSR: 不是 也是); "
+                                 "so does a three-character one led or ended by one: 不|需要 生活|中 (but 不得不)",
          split_function_words, _at(True, True, "coarse", True), choices=(False, True, "coarse"), search=(),
          params=dict(
              function_words="都也就更已将曾他没仍只给仅不这那又让才最很再我你她它可应", particles="着过得了",
