@@ -144,6 +144,12 @@ def _word_starts(ends: np.ndarray) -> np.ndarray:
     return np.concatenate([np.zeros(1, np.int64), ends[:-1]])
 
 
+def _starts_word(at: np.ndarray, ends: np.ndarray, texts: Texts) -> np.ndarray:
+    """Whether each offset of `at` (in texts.text) starts a word: a word ends right before it, or
+    a text starts there."""
+    return np.isin(at, ends) | np.isin(at, texts.starts)
+
+
 _DIGITS = "0123456789\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19"  # every number run holds one
 
 
@@ -206,7 +212,7 @@ def join_ordinal_digits(texts, ends, c, on, word_table):
     if not drop:
         return ends
     drop = np.array(drop, dtype=np.int64)
-    owns = np.isin(drop - 1, ends) | np.isin(drop - 1, texts.starts)  # the mark starts a word
+    owns = _starts_word(drop - 1, ends, texts)  # the mark starts a word
     return _without(ends, drop[owns]) if owns.any() else ends
 
 
@@ -251,7 +257,7 @@ def join_digit_measures(texts, ends, c, on, word_table):
     measures = set(c.measure_chars)
     starts = np.array([start for start, _ in numbers], dtype=np.int64)
     first = np.searchsorted(ends, starts, side="right")  # the word end after each number's start
-    owns = np.isin(starts, ends) | np.isin(starts, texts.starts)  # the number starts a word
+    owns = _starts_word(starts, ends, texts)  # the number starts a word
     drop = []
     for (start, end), at, own in zip(numbers, first.tolist(), owns.tolist()):
         if not own or at + 1 >= len(ends):
@@ -400,7 +406,7 @@ def split_function_words(texts, ends, c, setting, word_table):
     first, second = texts.codes[pairs], texts.codes[pairs + 1]
     led = _in(first, c.function_words) & ~_in(second, c.bound_ends) | _in(second, particles)
     if setting == "coarse":
-        led &= ~_in(first, c.coarse_leads) & ~np.isin(first * 0x110000 + second, _pair_codes(c.coarse_pairs))
+        led &= ~_in(first, c.coarse_leads) & ~_among_pairs(first, second, c.coarse_pairs)
     begin = pairs[led & han_mask(first) & han_mask(second)]
     cuts = [np.zeros(0, np.int64)]
     if len(begin):
@@ -431,8 +437,14 @@ def split_coverbs(texts, ends, c, on, word_table):
     pairs = starts[ends - starts == 2]
     first, second = texts.codes[pairs], texts.codes[pairs + 1]
     split = (_in(second, c.coverbs) & han_mask(first)
-             & ~np.isin(first * 0x110000 + second, _pair_codes(c.coverb_keeps, "coverb_keeps")))
+             & ~_among_pairs(first, second, c.coverb_keeps, "coverb_keeps"))
     return _with(ends, pairs[split] + 1) if split.any() else ends
+
+
+def _among_pairs(first: np.ndarray, second: np.ndarray, pairs: str, name: str = "coarse_pairs") -> np.ndarray:
+    """Whether each two-character string (its code points `first` and `second`) is one of `pairs`
+    (two-character strings written one after another, the Conventions field `name`)."""
+    return np.isin(first * 0x110000 + second, _pair_codes(pairs, name))  # Texts.codes: int64
 
 
 def _pair_codes(pairs: str, name: str = "coarse_pairs") -> np.ndarray:
