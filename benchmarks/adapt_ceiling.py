@@ -71,6 +71,18 @@ def forced(words: list[str], lexicon: set[str], longest: int) -> list[str]:
     return [text[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
+def change_rows(rows: dict[str, list[float]], base: list[float]) -> list[str]:
+    """Markdown rows: each label's F1 per dev file and their mean, the change over `base` (one of
+    the rows, shown bare) in brackets. adapt_variants_dev.py writes its table so too."""
+    lines, base_mean = [], sum(base) / len(base)
+    for label, values in rows.items():
+        mean = sum(values) / len(values)
+        cells = [f"{v:.4f}" if values is base else f"{v:.4f} ({v - b:+.4f})" for v, b in zip(values, base)]
+        total = f"{mean:.4f}" if values is base else f"{mean:.4f} ({mean - base_mean:+.4f})"
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {total} |")
+    return lines
+
+
 def main() -> None:
     args = dev_arguments(__doc__, "adapt_ceiling.md")
     started = time.time()
@@ -106,11 +118,7 @@ def main() -> None:
         "", f"Written by `python benchmarks/adapt_ceiling.py --sentences {args.sentences}` "
         f"({time.time() - started:.0f} s). Dev files only.", "",
         "| | " + " | ".join(DEV) + " | mean |", "|---" + "|--:" * (len(DEV) + 1) + "|"]
-    for label, values in rows.items():
-        mean, base_mean = sum(values) / len(values), sum(base) / len(base)
-        cells = [f"{v:.4f}" if values is base else f"{v:.4f} ({v - b:+.4f})" for v, b in zip(values, base)]
-        total = f"{mean:.4f}" if values is base else f"{mean:.4f} ({mean - base_mean:+.4f})"
-        lines.append(f"| {label} | " + " | ".join(cells) + f" | {total} |")
+    lines += change_rows(rows, base)
     lines += ["", "Lexicon sizes (words of 4+ / 3+ / 2+ characters): "
               + ", ".join(f"{name} {' / '.join(map(str, s))}" for name, s in zip(DEV, sizes)) + ".", ""]
     Path(args.out).write_text("\n".join(lines), encoding="utf-8")

@@ -42,6 +42,25 @@ def test_em_never_lowers_the_likelihood_and_finds_the_words_used_as_words():
     assert 0 < expected_words < model["chars"]  # fewer words than characters: some strings are words
 
 
+def test_a_prior_holds_the_model_near_it_and_weighs_as_its_pseudo_counts():
+    table, model = fitted()
+    rows = [np.exp(model["logp"][n].astype(np.float64)) for n in sorted(table.tables)]
+    shipped = np.concatenate(rows) * model["words"]  # the fitted model as expected word counts
+    # a text that uses 主义 as a word on its own, which RAW never does
+    other = ["主义好", "人民的主义"] * 5
+    plain = fit_unigram(table, other, 4)
+    held = fit_unigram(table, other, 4, prior=shipped * 100)  # a prior worth 100 times RAW's words
+    light = fit_unigram(table, other, 4, prior=shipped * 0.01)
+    assert logp(table, plain, "主义") > logp(table, plain, "社会主义")  # the text alone: 主义 is the word
+    assert logp(table, held, "社会主义") > logp(table, held, "主义")  # a heavy prior keeps RAW's model ...
+    assert logp(table, held, "社会主义") == pytest.approx(logp(table, model, "社会主义"), abs=0.1)
+    assert logp(table, light, "主义") > logp(table, light, "社会主义")  # ... a light one yields to the text
+    assert held["words"] == pytest.approx(plain["words"], rel=0.2)  # words: the text's, not the prior's
+    for bad in (shipped[:-1], -shipped, shipped * np.nan):
+        with pytest.raises(ValueError, match="prior must hold"):
+            fit_unigram(table, other, 1, prior=bad)
+
+
 def test_table_rows_index_every_string_of_the_table():
     table, _ = fitted(1)
     rows = table_rows(table, "社会主义x", 4)

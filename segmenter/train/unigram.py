@@ -61,12 +61,18 @@ def _logsumexp(terms: np.ndarray) -> np.ndarray:
     return safe + np.log(np.exp(terms - safe[:, None]).sum(axis=1))
 
 
-def fit_unigram(table: WordTable, lines: Iterable[str], iterations: int = 8) -> dict:
+def fit_unigram(table: WordTable, lines: Iterable[str], iterations: int = 8, prior: np.ndarray | None = None) -> dict:
     """Fit p(w) over the table's strings on the Han runs of `lines`; returns {"logp": {n: float16
     log-probabilities of table.tables[n]'s strings}, "unseen": log-probability of a string the
     table lacks, "words": expected words in the text, "chars": its Han characters,
     "log_likelihood": per round, the text's log-likelihood per character before that round's
-    update (EM never lowers it)}."""
+    update (EM never lowers it)}.
+
+    prior: pseudo-counts, one per string in the table's row order (n = 1, 2, … as table_rows
+    numbers them), added to every round's expected counts and the first round's model: MAP-EM
+    under a Dirichlet prior, a model refitted on a small text that stays near another one
+    (benchmarks/adapt_variants_dev.py refits the shipped model on a domain's text so; `segmenter
+    adapt` does not: it lost F1 on dev). None: plain EM from the table's raw counts."""
     if not isinstance(iterations, int) or iterations < 1:
         raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
     runs = sorted((m.group() for line in lines for m in HAN_SPAN_RE.finditer(line)), key=len, reverse=True)
@@ -83,7 +89,18 @@ def fit_unigram(table: WordTable, lines: Iterable[str], iterations: int = 8) -> 
     # A single character the table lacks (rarer than min_count) stays possible, at the floor.
     ns = sorted(table.tables)
     counts = np.concatenate([table.tables[n][2].astype(np.float64) for n in ns])
-    expected = np.maximum(counts, FLOOR_COUNT)  # round 0: the raw counts
+    if prior is None:
+        prior, floor = np.zeros(len(counts)), FLOOR_COUNT
+        expected = np.maximum(counts, floor)  # round 0: the raw counts
+    else:
+        prior = np.asarray(prior, dtype=np.float64)
+        if prior.shape != counts.shape or not np.all(np.isfinite(prior)) or np.any(prior < 0):
+            raise ValueError(f"prior must hold {len(counts):,} finite pseudo-counts >= 0 (one per string of the "
+                             f"table), got shape {prior.shape}")
+        # A string the text never uses keeps its pseudo-count, not FLOOR_COUNT: on a small text the
+        # floor would lift every string the prior rates rarer than it (most of a large table's).
+        floor = np.finfo(np.float64).tiny
+        expected = np.maximum(prior, floor)  # round 0: the prior's model
     # Boundary t of run r (t = 0 … size) lives at bound[r] + t of one flat array.
     bound = starts + np.arange(len(runs))
     history = []
@@ -116,7 +133,7 @@ def fit_unigram(table: WordTable, lines: Iterable[str], iterations: int = 8) -> 
             hit = index[:, length - 1] >= 0
             q = np.exp(forward[at[hit]] + word[hit, length - 1] + backward[at[hit] + length] - total[run_of[hit]])
             np.add.at(posterior, index[hit, length - 1], q)
-        expected = np.maximum(posterior, FLOOR_COUNT)
+        expected = np.maximum(posterior + prior, floor)
         history.append(float(total.sum() / len(text)))
         log.info("unigram round %d: log-likelihood %.4f per character (%.1f s)",
                  round_ + 1, total.sum() / len(text), time.perf_counter() - started)
