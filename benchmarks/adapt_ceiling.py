@@ -71,6 +71,20 @@ def forced(words: list[str], lexicon: set[str], longest: int) -> list[str]:
     return [text[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
+def dev_files(seg: Segmenter, sentences: int):
+    """Per dev file: (name, every gold sentence, the first `sentences` of them, their heads' scores
+    read once: each row re-assembles them with its word table)."""
+    for name in DEV:
+        every = read_gold(GOLD / f"{name}.txt")
+        gold = every[:sentences]
+        yield name, every, gold, seg.score_texts(["".join(words) for words in gold], show_progress=False)
+
+
+def f1(seg: Segmenter, gold: list[list[str]], plans) -> float:
+    """Word F1 of `seg`'s words (its word table as it is now) from the heads' scores `plans`."""
+    return score(gold, [[t.word for t in ts] for ts in seg.assemble(plans)]).F1
+
+
 def change_rows(rows: dict[str, list[float]], base: list[float]) -> list[str]:
     """Markdown rows: each label's F1 per dev file and their mean, the change over `base` (one of
     the rows, shown bare) in brackets. adapt_variants_dev.py writes its table so too."""
@@ -91,12 +105,9 @@ def main() -> None:
     rows = {"general, unadapted": [], "adapted (the recipe)": [],
             **{f"adapted + oracle lexicon, words of {n}+ characters": [] for n in SHORTEST}}
     sizes = []
-    for name in DEV:
-        every = read_gold(GOLD / f"{name}.txt")
-        gold = every[: args.sentences]
-        plans = seg.score_texts(["".join(words) for words in gold], show_progress=False)
+    for name, every, gold, plans in dev_files(seg, args.sentences):
         seg.word_table = shipped
-        rows["general, unadapted"].append(score(gold, [[t.word for t in ts] for ts in seg.assemble(plans)]).F1)
+        rows["general, unadapted"].append(f1(seg, gold, plans))
         seg.word_table = adapted_table(shipped, ["".join(words) for words in every])[0]
         adapted = [[t.word for t in ts] for ts in seg.assemble(plans)]
         rows["adapted (the recipe)"].append(score(gold, adapted).F1)

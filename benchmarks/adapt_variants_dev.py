@@ -32,11 +32,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapt_ceiling import change_rows  # noqa: E402
-from character_lists_dev import DEV, GOLD, dev_arguments  # noqa: E402
+from adapt_ceiling import change_rows, dev_files, f1  # noqa: E402
+from character_lists_dev import DEV, dev_arguments  # noqa: E402
 from segmenter.api import Segmenter  # noqa: E402
-from segmenter.bench.evaluation import score  # noqa: E402
-from segmenter.corpus import read_gold  # noqa: E402
 from segmenter.rules import TABLE  # noqa: E402
 from segmenter.train import adapt  # noqa: E402
 from segmenter.train.unigram import fit_unigram  # noqa: E402
@@ -114,15 +112,12 @@ def main() -> None:
     seg = Segmenter(standard="general")
     shipped = seg.word_table
     rows: dict[str, list[float]] = {"general, unadapted": []}
-    for name in DEV:
-        every = read_gold(GOLD / f"{name}.txt")
-        gold = every[: args.sentences]
-        plans = seg.score_texts(["".join(words) for words in gold], show_progress=False)
+    for name, every, gold, plans in dev_files(seg, args.sentences):
         seg.word_table = shipped
-        rows["general, unadapted"].append(score(gold, [[t.word for t in ts] for ts in seg.assemble(plans)]).F1)
+        rows["general, unadapted"].append(f1(seg, gold, plans))
         for label, table in variants(shipped, ["".join(words) for words in every]):
             seg.word_table = table
-            rows.setdefault(label, []).append(score(gold, [[t.word for t in ts] for ts in seg.assemble(plans)]).F1)
+            rows.setdefault(label, []).append(f1(seg, gold, plans))
         seg.word_table = shipped
         print(name, {label: round(values[-1], 4) for label, values in rows.items()}, flush=True)
 
