@@ -57,35 +57,46 @@ def candidates() -> list[Standard]:
 def adapt_rows(seg: Segmenter, gold: dict, plans: dict, seeds: tuple[int, ...]) -> list[tuple]:
     """Per dev file: (name, Han chars, min count, n-grams added, seconds, F1 general, F1 adapted,
     F1 adapted with the head refined too (`segmenter adapt --refine`) over `seeds`: its mean and its
-    (lowest, highest), None and (None, None) without seeds, and the mean seconds of those commands)."""
+    (lowest, highest), None and (None, None) without seeds, the mean seconds of those commands, and
+    the same three F1 figures scored on the whole file (the text adapted to) as a tuple: general,
+    adapted, refined mean (None without seeds))."""
     from segmenter.train.adapt import adapt, adapted_table
 
     seg.standard, shipped, rows = STANDARDS["general"], seg.word_table, []
     for n in DEV:
-        def f1() -> float:
-            return score(gold[n], [[t.word for t in ts] for ts in seg.assemble(plans[n])]).F1
+        whole = read_gold(GOLD / f"{n}.txt")
+        raw = ["".join(words) for words in whole]  # the whole file, spaces removed
+        whole_plans = seg.score_texts(raw, show_progress=False)
 
-        before, started = f1(), time.perf_counter()
-        raw = ["".join(words) for words in read_gold(GOLD / f"{n}.txt")]  # the whole file, spaces removed
+        def f1s(model: Segmenter, first, every) -> tuple[float, float]:
+            """F1 on the first sentences and on the whole file, from their heads' scores."""
+            return tuple(score(g, [[t.word for t in ts] for ts in model.assemble(p)]).F1
+                         for g, p in ((gold[n], first), (whole, every)))
+
+        (before, whole_before), started = f1s(seg, plans[n], whole_plans), time.perf_counter()
         table, chars, min_count, _ = adapted_table(shipped, raw)
         seconds = time.perf_counter() - started
         seg.word_table = table
-        row = (n, chars, min_count, len(table) - len(shipped), seconds, before, f1())
+        after, whole_after = f1s(seg, plans[n], whole_plans)
         seg.word_table = shipped
-        refined, refine_seconds = [], []
+        refined, whole_refined, refine_seconds = [], [], []
         with tempfile.TemporaryDirectory() as scratch:
             path = Path(scratch) / "raw.txt"
             path.write_text("\n".join(raw) + "\n", encoding="utf-8")
-            texts = ["".join(words) for words in gold[n]]
             for seed in seeds:  # the whole command, into a folder: the head changes, so the heads are read again
                 started = time.perf_counter()
                 folder = adapt(None, [path], Path(scratch) / f"adapted_{seed}", refine=True, seed=seed).folder
                 refine_seconds.append(time.perf_counter() - started)
                 tuned = Segmenter(folder, num_threads=None)
-                words = [[t.word for t in ts] for ts in tuned.assemble(tuned.score_texts(texts, show_progress=False))]
-                refined.append(score(gold[n], words).F1)
-        rows.append((*row, sum(refined) / len(refined) if refined else None,
-                     (min(refined), max(refined)) if refined else (None, None), sum(refine_seconds) / max(len(refine_seconds), 1)))
+                every = tuned.score_texts(raw, show_progress=False)
+                first, on_whole = f1s(tuned, every[: len(gold[n])], every)  # gold[n] is the file's first sentences
+                refined.append(first)
+                whole_refined.append(on_whole)
+        rows.append((n, chars, min_count, len(table) - len(shipped), seconds, before, after,
+                     sum(refined) / len(refined) if refined else None,
+                     (min(refined), max(refined)) if refined else (None, None),
+                     sum(refine_seconds) / max(len(refine_seconds), 1),
+                     (whole_before, whole_after, sum(whole_refined) / len(whole_refined) if whole_refined else None)))
         print(rows[-1], flush=True)
     return rows
 
@@ -153,6 +164,7 @@ def main() -> None:
     seeds = tuple(args.refine_seeds)
     refined = bool(seeds)  # the adapt --refine columns
     adapted = adapt_rows(seg, gold, plans, seeds)
+    whole_means = [sum(row[10][i] for row in adapted) / len(adapted) if refined or i < 2 else None for i in range(3)]
     header = ("| rules | " + " | ".join(DEV) + " | mean | mean − jieba | worst file − jieba |\n|---|"
               + "--:|" * (len(DEV) + 3))
     sizes = ", ".join(f"{n} {len(gold[n])}" for n in DEV)
@@ -196,9 +208,17 @@ def main() -> None:
         *(f"| {n} | {chars:,} | {k} | {added:,} | {sec:.1f} | {before:.4f} | {after:.4f} | {after - before:+.4f} |"
           + (f" {both:.4f} | {both - before:+.4f} | {low - before:+.4f} to {high - before:+.4f} | "
              f"{both_sec:.1f} |" if refined else "")
-          for n, chars, k, added, sec, before, after, both, (low, high), both_sec in adapted),
+          for n, chars, k, added, sec, before, after, both, (low, high), both_sec, _ in adapted),
         f"| mean | | | | | {mean(adapted, 5):.4f} | {mean(adapted, 6):.4f} | {mean(adapted, 6) - mean(adapted, 5):+.4f} |"
         + (f" {mean(adapted, 7):.4f} | {mean(adapted, 7) - mean(adapted, 5):+.4f} | | |" if refined else ""),
+        "", "The same, scored on each whole dev file (the text it adapted to; "
+        + ", ".join(f"{n} {len(read_gold(GOLD / f'{n}.txt')):,}" for n in DEV) + " sentences):", "",
+        "| dev file | general | adapted | Δ |" + (" --refine | Δ |" if refined else ""),
+        "|---|--:|--:|--:|" + ("--:|--:|" if refined else ""),
+        *(f"| {row[0]} | {b:.4f} | {a:.4f} | {a - b:+.4f} |" + (f" {r:.4f} | {r - b:+.4f} |" if refined else "")
+          for row in adapted for b, a, r in [row[10]]),
+        "| mean | {0:.4f} | {1:.4f} | {2:+.4f} |".format(*whole_means[:2], whole_means[1] - whole_means[0])
+        + (" {0:.4f} | {1:+.4f} |".format(whole_means[2], whole_means[2] - whole_means[0]) if refined else ""),
         "",
     ]
     Path(args.markdown).write_text("\n".join(out), encoding="utf-8")
