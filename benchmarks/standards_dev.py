@@ -54,6 +54,11 @@ def candidates() -> list[Standard]:
     return out
 
 
+def raw_text(name: str) -> list[str]:
+    """A dev file as raw text: every sentence of it, its spaces removed (what adapt reads)."""
+    return ["".join(words) for words in read_gold(GOLD / f"{name}.txt")]
+
+
 def adapt_rows(seg: Segmenter, gold: dict, plans: dict, seeds: tuple[int, ...]) -> list[tuple]:
     """Per dev file: (name, Han chars, min count, n-grams added, seconds, F1 general, F1 adapted,
     F1 adapted with the head refined too (`segmenter adapt --refine`) over `seeds`: its mean and its
@@ -65,7 +70,7 @@ def adapt_rows(seg: Segmenter, gold: dict, plans: dict, seeds: tuple[int, ...]) 
     seg.standard, shipped, rows = STANDARDS["general"], seg.word_table, []
     for n in DEV:
         whole = read_gold(GOLD / f"{n}.txt")
-        raw = ["".join(words) for words in whole]  # the whole file, spaces removed
+        raw = raw_text(n)  # the whole file, spaces removed
         whole_plans = seg.score_texts(raw, show_progress=False)
 
         def f1s(model: Segmenter, first, every) -> tuple[float, float]:
@@ -144,6 +149,7 @@ def main() -> None:
 
     # `segmenter calibrate` from the first CALIBRATE sentences of each file, scored on the next 1,000 (all the
     # rest in the smaller files), against the general default and the best named standard on the same sentences.
+    from segmenter.train.adapt import adapted_table
     from segmenter.train.calibrate_standard import calibrate_standard
 
     calibrated = []
@@ -159,8 +165,15 @@ def main() -> None:
         named = {name: rest_f1(standard) for name, standard in STANDARDS.items()}
         best_named = max(named, key=named.get)
         learned = result.dictionary(seg.user_dictionary).snapshot()
-        calibrated.append((n, len(gold[n][rest]), rest_f1(result.standard, learned), rest_f1(result.standard),
-                           len(result.words), named["general"], best_named, named[best_named], result.standard.about))
+        calibrated_f1 = rest_f1(result.standard, learned)
+        # ... then adapted to the file's text (`segmenter calibrate`, then `segmenter adapt -m CALIBRATED`; the
+        # other order writes the same folder's words): a user with a few sentences and raw text of their own
+        shipped, seg.word_table = seg.word_table, adapted_table(seg.word_table, raw_text(n))[0]
+        both = rest_f1(result.standard, learned)
+        seg.word_table = shipped
+        calibrated.append((n, len(gold[n][rest]), calibrated_f1, rest_f1(result.standard),
+                           len(result.words), named["general"], best_named, named[best_named], result.standard.about,
+                           both))
     seeds = tuple(args.refine_seeds)
     refined = bool(seeds)  # the adapt --refine columns
     adapted = adapt_rows(seg, gold, plans, seeds)
@@ -184,14 +197,16 @@ def main() -> None:
         f"`calibrate_standard` on the first {CALIBRATE} sentences of each file; word F1 on the sentences after them "
         "(at most 1,000), against the general default and the best named standard on the same sentences. calibrated: "
         "the fitted standard and the user dictionary entries learned from the same sentences (train/calibrate_words.py), "
-        "as `segmenter calibrate` writes them; standard only: `--no-words`.", "",
-        "| dev file | sentences scored | calibrated | standard only | entries | general | best named standard "
-        "| calibrated from |",
-        "|---|--:|--:|--:|--:|--:|---|---|",
-        *(f"| {n} | {size} | {f:.4f} | {fs:.4f} | {k} | {g:.4f} | {b} {fb:.4f} | {about} |"
-          for n, size, f, fs, k, g, b, fb, about in calibrated),
-        "| mean | | {:.4f} | {:.4f} | | {:.4f} | {:.4f} | |".format(
-            *(sum(r[i] for r in calibrated) / len(calibrated) for i in (2, 3, 5, 7))),
+        "as `segmenter calibrate` writes them; standard only: `--no-words`; calibrated + adapt: the same, then adapted "
+        "to the whole file's text with its spaces removed (`segmenter adapt -m CALIBRATED`, the word table only; the "
+        "table below).", "",
+        "| dev file | sentences scored | calibrated | standard only | calibrated + adapt | entries | general "
+        "| best named standard | calibrated from |",
+        "|---|--:|--:|--:|--:|--:|--:|---|---|",
+        *(f"| {n} | {size} | {f:.4f} | {fs:.4f} | {fa:.4f} | {k} | {g:.4f} | {b} {fb:.4f} | {about} |"
+          for n, size, f, fs, k, g, b, fb, about, fa in calibrated),
+        "| mean | | {:.4f} | {:.4f} | {:.4f} | | {:.4f} | {:.4f} | |".format(
+            *(sum(r[i] for r in calibrated) / len(calibrated) for i in (2, 3, 9, 5, 7))),
         "", "## `segmenter adapt` to each file's own text", "",
         "`train.adapt.adapted_table` (the recipe `segmenter adapt` writes into a folder: the model's word table plus the "
         "strings of the raw text it lacks, seen min-count times) on the whole dev file with its spaces removed (raw text, "

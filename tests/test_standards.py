@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from segmenter.levels import DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard, standard_named
@@ -163,3 +164,25 @@ def test_calibrated_folder_carries_the_learned_words_and_no_words_leaves_them_ou
     assert "user dictionary entries learned" in (tmp_path / "mine" / "MODEL_CARD.md").read_text(encoding="utf-8")
     assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "rules"), "--no-words", "-q"]) == 0
     assert not any((tmp_path / "rules" / name).exists() for name in ("user_dict.txt", "user_splits.json"))
+
+
+@pytest.mark.slow
+def test_adapting_a_calibrated_folder_keeps_its_standard_and_words(tmp_path):
+    """`segmenter calibrate`, then `segmenter adapt -m CALIBRATED`: the adapted folder still follows
+    the calibrated standard and the words learned from the sentences, and knows the raw text's term."""
+    from segmenter.api import Segmenter
+    from segmenter.cli import main
+
+    sentences = [["厉飞雨", "和", "韩立", "看", "了", "墨大夫", "一", "眼", "。"], ["韩立", "看", "了", "一", "眼", "。"]] * 12
+    gold = tmp_path / "mine.txt"
+    gold.write_text("\n".join(" ".join(words) for words in sentences) + "\n", encoding="utf-8")
+    raw = tmp_path / "raw.txt"
+    term = "龘靐齉麤"  # a "domain word" no shipped table holds, between varied neighbours
+    raw.write_text("".join(f"{a}{term}{b}。\n" for a in "我你他她它们" for b in "来去说走看跑"), encoding="utf-8")
+    assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "mine"), "-q"]) == 0
+    assert main(["adapt", "-m", str(tmp_path / "mine"), "--raw", str(raw), "--out", str(tmp_path / "both"), "-q"]) == 0
+    calibrated, both = Segmenter(tmp_path / "mine"), Segmenter(tmp_path / "both")
+    assert both.standard == calibrated.standard and both.standard.name == "calibrated"
+    text = "厉飞雨和韩立看了墨大夫一眼。"
+    assert both.lcut(text) == calibrated.lcut(text) and {"厉飞雨", "韩立", "墨大夫"} <= set(both.lcut(text))
+    assert np.isnan(calibrated.word_table.autonomy(term)[0, 3]) and np.isfinite(both.word_table.autonomy(term)[0, 3])
