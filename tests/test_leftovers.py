@@ -98,8 +98,10 @@ def test_a_killed_adapt_leaves_no_folder_and_the_next_run_succeeds(tmp_path, tin
     raw.write_text("".join("".join(rng.choices(han, k=rng.randint(5, 15))) + "龘靐齉麤。\n" for _ in range(300)),
                    encoding="utf-8")
     # A big raw text: the run is killed while it counts, before its folder is renamed into place.
+    # 5.8 M characters: about 9 s of counting on an idle 2-core machine (1.9 M took 2.4 s there,
+    # less than the 3 s below), so the kill lands mid-run on faster and on busier machines alike.
     big = tmp_path / "big_raw.txt"
-    big.write_text(raw.read_text(encoding="utf-8") * 400, encoding="utf-8")
+    big.write_text(raw.read_text(encoding="utf-8") * 1200, encoding="utf-8")
     run = start_cli("adapt", "-m", tiny_model_dir, "--raw", big, "--out", out)
     time.sleep(3)
     still_going = run.poll() is None
