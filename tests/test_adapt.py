@@ -52,6 +52,9 @@ def test_adapted_default_loads_segments_and_knows_the_domain_string(raw_file, tm
     assert profile["extra"]["adapt"]["raw"] == [str(raw_file)] and "adapted" in profile["source"]
     assert "## Adapted to a domain" in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
     assert not list(tmp_path.glob(".*.part"))
+    # What it learned, the most frequent first: the term in each of the 300 lines (its pieces are fragments).
+    assert result.examples[0] == [TERM, 300] and profile["extra"]["adapt"]["most_frequent_added"][0] == [TERM, 300]
+    assert f"{TERM} 300" in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow
@@ -62,6 +65,18 @@ def test_adapting_a_folder_without_table_turns_on_word_decoding(tiny_model_dir, 
     assert seg.decode == "words" and np.isfinite(seg.word_table.autonomy(TERM)[0, len(TERM) - 1])
     text = domain_lines(1, seed=5)[0]
     assert "".join(seg.segment(text)) == text
+
+
+def test_the_most_frequent_added_strings_come_first_with_their_counts():
+    from segmenter.train.adapt import examples_text, most_frequent_new
+
+    shipped = WordTable.from_texts(["我爱北京天安门。"] * 3, min_count=1)
+    text = "\n".join(["他在上海工作。"] * 4 + ["上海很大。"] * 2)
+    table = shipped.combined_with(WordTable.from_texts(text.split("\n"), min_count=1), min_count=4)
+    examples = most_frequent_new(shipped, table, text, most=3)
+    assert examples[0] == ["上海", 6] and all(count == 4 for _, count in examples[1:])  # then the longest of the 4s
+    assert len(examples[1][0]) >= len(examples[2][0]) and all(word not in "我爱北京天安门" for word, _ in examples)
+    assert examples_text(examples[:1]) == "上海 6" and most_frequent_new(shipped, shipped, text) == []
 
 
 def test_combined_with_keeps_own_entries_and_adds_frequent_new_ones():

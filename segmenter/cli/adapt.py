@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..train.adapt import adapt
+    from ..train.adapt import adapt, examples_text
 
     folder = model_folder(args.model)
     check_raw(args.raw)
@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {result.folder}: {result.added:,} n-grams added (seen >= {result.min_count} times) to the "
               f"table of {result.base.name}{refined}, from {result.chars:,} characters in {result.seconds:.1f} s "
               f"({minutes_per_million:.2f} min per million characters)")
+        if result.examples:
+            print(f"most frequent strings added (occurrences in the text): {examples_text(result.examples)}")
         if result.refine_skipped:
             print("--refine skipped: the text adds no string to the table, so the head is left as it is")
     return 0

@@ -81,6 +81,7 @@ FRAGMENT_SHARE = 0.8
 # (接触性皮炎, 12 times in derm_dev). Dev, six files adapted to their own text: 5 to 20 within
 # 0.0001 of each other on the mean; 8 the best; None (no such test): 0.0002 lower.
 COMPOUND_BELOW = 8
+EXAMPLES = 10  # the most frequent added strings, in the command's report, the profile and the model card
 
 
 def auto_min_count(han_chars: int) -> int:
@@ -99,6 +100,7 @@ class AdaptResult:
     seconds: float
     refined: dict | None = None  # refine's record (train/refine.py) when the head was refined too
     refine_skipped: bool = False  # refine was asked for, but the text added no string (adapt's docstring)
+    examples: list = ()  # the most frequent added strings and their counts in the text (most_frequent_new)
 
 
 def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_count: int | None = None,
@@ -135,6 +137,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     shipped = WordTable.load(shipped_path) if shipped_path is not None else None
     table, han_chars, min_count, max_n = adapted_table(shipped, lines, min_count, max_n)
     added = len(table) - (len(shipped) if shipped is not None else 0)
+    examples = most_frequent_new(shipped, table, "\n".join(lines)) if shipped is not None else []
 
     chars = sum(map(len, lines))
     seconds = time.perf_counter() - started
@@ -143,7 +146,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     skipped = refine and added == 0
     record = {
         "base": _model_name(base), "raw": [str(p) for p in raw], "chars": chars, "han_chars": han_chars,
-        "min_count": min_count, "max_n": max_n, "added_ngrams": added,
+        "min_count": min_count, "max_n": max_n, "added_ngrams": added, "most_frequent_added": examples,
         "recipe": "model's table + the raw text's n-grams it lacks, seen >= min_count times, "
                   "but for those that are a known string and a common single-character word "
                   f"and those that one character accompanies in >= {FRAGMENT_SHARE} of their occurrences, "
@@ -161,7 +164,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     if not record["refine"]:
         _write_folder(base, out, table, adapted, record)
         return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started,
-                           refine_skipped=skipped)
+                           refine_skipped=skipped, examples=examples)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".adapt-", dir=out.parent) as scratch:
         table_folder = Path(scratch) / "table"
@@ -171,7 +174,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
                                            split_long=True, seed=seed),
                               threads=threads)
     return AdaptResult(out, base, chars, han_chars, min_count, added, len(table), time.perf_counter() - started,
-                       refined)
+                       refined, examples=examples)
 
 
 def adapted_table(shipped: WordTable | None, lines: list[str], min_count: int | None = None,
@@ -226,6 +229,17 @@ def new_string_occurrences(shipped: WordTable, domain: WordTable, text: str):
         new = keys[~np.isin(keys, shipped.tables[n][0])] if n in shipped.tables else keys
         at = np.flatnonzero(valid & np.isin(hashes, new))
         yield n, hashes[at], at
+
+
+def most_frequent_new(shipped: WordTable, table: WordTable, text: str, most: int = EXAMPLES) -> list[list]:
+    """The `most` most frequent strings of `table` that `shipped` lacks (what adapt added), as
+    [string, occurrences in `text`], the most frequent first (then the longest): what a user reads
+    to see what the text taught the model (苔藓样变 24, 致敏药物 13)."""
+    found = {}
+    for n, hashes, at in new_string_occurrences(shipped, table, text):
+        keys, first, seen = np.unique(hashes, return_index=True, return_counts=True)
+        found.update((text[start : start + n], int(count)) for start, count in zip(at[first].tolist(), seen.tolist()))
+    return [[word, count] for word, count in sorted(found.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[:most]]
 
 
 def phrase_keys(shipped: WordTable, text: str, occurrences: list,
@@ -320,6 +334,16 @@ def _write_folder(base: Path, out: Path, table: WordTable, profile, record: dict
         write_manifest(building)  # checksums.json, checked on load (integrity.py)
 
 
+def examples_text(examples) -> str:
+    """[[string, count], …] -> "苔藓样变 24, 致敏药物 13" (the report's and the card's form)."""
+    return ", ".join(f"{word} {count:,}" for word, count in examples)
+
+
+def _examples_line(record: dict) -> str:
+    examples = record.get("most_frequent_added")  # absent in folders adapted before it was recorded
+    return f"\nThe most frequent strings added (occurrences in the text): {examples_text(examples)}." if examples else ""
+
+
 def card_note(record: dict) -> str:
     """The section added to the model card of an adapted folder (the facts of the run)."""
     files = ", ".join(f"`{p}`" for p in record["raw"])
@@ -334,7 +358,7 @@ model's table lacked and that occur at least {record['min_count']} times were ad
 ({record['added_ngrams']:,} n-grams), but for phrases of a known string and a common single-character word
 (药疹的), for fragments of a longer string (江苏苏宁易) and for rarer compounds of two known strings
 (出栏肉猪, seen < {COMPOUND_BELOW} times); {kept}. No labels were used.
-{record['seconds']:.1f} s.
+{record['seconds']:.1f} s.{_examples_line(record)}
 
 Command: `{record['command']}`
 """
