@@ -36,7 +36,7 @@ from adapt_ceiling import change_rows, dev_files, f1  # noqa: E402
 from character_lists_dev import DEV, dev_arguments  # noqa: E402
 from segmenter.api import Segmenter  # noqa: E402
 from segmenter.rules import TABLE  # noqa: E402
-from segmenter.train import adapt  # noqa: E402
+from segmenter.train import adapt, new_strings  # noqa: E402
 from segmenter.train.unigram import fit_unigram  # noqa: E402
 from segmenter.wordstats import WordTable, find_keys  # noqa: E402
 
@@ -79,10 +79,10 @@ def without_rare_names(shipped: WordTable, lines: list[str]) -> WordTable:
     text = "\n".join(lines)
     domain = WordTable.from_texts(lines, max_n=shipped.max_n, min_count=1)
     min_count = adapt.auto_min_count(int(domain.info["chars"]))
-    kept = adapt.without_phrases_and_fragments(shipped, domain.pruned(min_count), text,
+    kept = new_strings.without_phrases_and_fragments(shipped, domain.pruned(min_count), text,
                                                compounds_below=adapt.COMPOUND_BELOW)
     drop = {}
-    for n, hashes, at in adapt.new_string_occurrences(shipped, kept, text):
+    for n, hashes, at in new_strings.new_string_occurrences(shipped, kept, text):
         if n == 3:
             keys, first, seen = np.unique(hashes, return_index=True, return_counts=True)
             name = np.array([text[s] in _NAMES["surnames"] and not set(text[s + 1 : s + 3]) & set(_NAMES["foreign"])

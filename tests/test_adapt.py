@@ -68,7 +68,8 @@ def test_adapting_a_folder_without_table_turns_on_word_decoding(tiny_model_dir, 
 
 
 def test_the_most_frequent_added_strings_come_first_with_their_counts():
-    from segmenter.train.adapt import examples_text, most_frequent_new
+    from segmenter.train.adapt import examples_text
+    from segmenter.train.new_strings import most_frequent_new
 
     shipped = WordTable.from_texts(["我爱北京天安门。"] * 3, min_count=1)
     text = "\n".join(["他在上海工作。"] * 4 + ["上海很大。"] * 2)

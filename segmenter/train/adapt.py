@@ -13,7 +13,8 @@ the same dev file; benchmarks/adapt.py writes the figures): adding the domain's 
 helped a little on msr_dev; replacing the shipped autonomies by the domain's, or using the domain's
 table alone, was worse than the shipped table alone. A tiny text (ud_gsdsimp_dev, 20 k characters) gives
 noisy entropies for strings seen 2-3 times, and they cost F1 there, hence AUTO_MIN_COUNT.
-A string the model's table lacks is often a phrase that recurs in the user's text, not a word:
+A string the model's table lacks is often a phrase that recurs in the user's text, not a word
+(the tests below are train/new_strings.py's):
 药疹的, 了茶话会, 的新年礼物. Those that are a string the model knows plus a single-character word
 as common as the decoder's `units_common` (的 了 在 与 和: decoding.py) are not added
 (phrase_keys): on dev this mended derm_dev's 药疹|的 and cost no file anything. Nor are the
@@ -55,26 +56,20 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
-
 from ..corpus import iter_raw_lines
-from ..decoding import WordDecoding
 from ..files import check_new_folder, staged_folder
 from ..integrity import write_manifest
 from ..model import check_folder, embedded_model_path, read_profile, resolve_model_folder
 from ..profile import PROFILE_FILE
-from ..text import HAN_RE, code_points, han_mask
-from ..wordstats import TABLE_FILE, TABLE_REFERENCE, WordTable, _hash_step, table_path
+from ..text import HAN_RE
+from ..wordstats import TABLE_FILE, TABLE_REFERENCE, WordTable, table_path
 from .model_card import append_card_section
+from .new_strings import FRAGMENT_SHARE, most_frequent_new, without_phrases_and_fragments
 from .refine import RefineConfig, check_refinable, refine as refine_head  # torch: imported inside refine_head only
 
 # (Han characters of the raw text at least, min_count): strings seen this often are added. Dev:
 # msr_dev (420 k) best at 2; ud_gsdsimp_dev (20 k) lost F1 below 5 and was unchanged from 5 up.
 AUTO_MIN_COUNT = ((100_000, 2), (0, 5))
-# A new string that the same Han character follows (or precedes) in this share of its occurrences
-# is a fragment and is not added. Dev, six files adapted to their own text: 0.7 to 0.9 within
-# 0.0002 of each other on the mean; 0.8 the best.
-FRAGMENT_SHARE = 0.8
 # A new string of 4+ characters that is two strings the model's table holds, of 2+ characters
 # each, is added only when the text has it this often: seen fewer times it is a phrase of two
 # known words (出栏|肉猪, 婴幼儿|乳粉: 2 times each in pku_dev); a term of the domain recurs
@@ -137,7 +132,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     shipped = WordTable.load(shipped_path) if shipped_path is not None else None
     table, han_chars, min_count, max_n = adapted_table(shipped, lines, min_count, max_n)
     added = len(table) - (len(shipped) if shipped is not None else 0)
-    examples = most_frequent_new(shipped, table, "\n".join(lines)) if shipped is not None else []
+    examples = most_frequent_new(shipped, table, "\n".join(lines), EXAMPLES) if shipped is not None else []
 
     chars = sum(map(len, lines))
     seconds = time.perf_counter() - started
@@ -192,131 +187,6 @@ def adapted_table(shipped: WordTable | None, lines: list[str], min_count: int | 
     kept = without_phrases_and_fragments(shipped, domain.pruned(min_count), "\n".join(lines),
                                          compounds_below=COMPOUND_BELOW)
     return shipped.combined_with(kept, min_count), han_chars, min_count, max_n
-
-
-def without_phrases_and_fragments(shipped: WordTable, candidates: WordTable, text: str,
-                                  compounds_below: int | None = None) -> WordTable:
-    """`candidates` (strings counted on `text`, its lines joined by newlines) less the strings the
-    shipped table lacks that read as a phrase (phrase_keys) or a fragment (fragment_keys) there,
-    and, with `compounds_below`, the rarer compounds of two known strings (compound_keys).
-    `segmenter adapt` tests a user's new strings so; train/rare_strings.py the shipped text's rare
-    ones (without the compound test: the shipped text's rare rows are its own words)."""
-    occurrences = list(new_string_occurrences(shipped, candidates, text))  # one pass over the text serves all
-    found = [phrase_keys(shipped, text, occurrences), fragment_keys(text, occurrences)]
-    if compounds_below is not None:
-        found.append(compound_keys(shipped, text, occurrences, compounds_below))
-    left_out = {n: np.concatenate([keys[n] for keys in found if n in keys]) for n in set().union(*found)}
-    return WordTable({n: tuple(column[~np.isin(keys, left_out.get(n, ()))] for column in (keys, *rest))
-                      for n, (keys, *rest) in candidates.tables.items()}, candidates.info)
-
-
-def new_string_occurrences(shipped: WordTable, domain: WordTable, text: str):
-    """Per length n >= 2: (n, hashes, starts) of every occurrence in `text` (the domain's lines
-    joined) of the domain strings the shipped table lacks, hashed the way WordTable.from_texts
-    hashed them; starts are offsets in `text`, in order."""
-    codepoints = code_points(text)
-    han = han_mask(codepoints)
-    hashes = np.zeros(len(codepoints), dtype=np.uint64)
-    valid = np.ones(len(codepoints), dtype=bool)
-    for n in range(1, domain.max_n + 1):
-        hashes = _hash_step(hashes[: len(codepoints) - n + 1], codepoints[n - 1 :])
-        valid = valid[: len(hashes)] & han[n - 1 :]
-        if not len(hashes):
-            break
-        if n < 2 or n not in domain.tables:
-            continue
-        keys = domain.tables[n][0]
-        new = keys[~np.isin(keys, shipped.tables[n][0])] if n in shipped.tables else keys
-        at = np.flatnonzero(valid & np.isin(hashes, new))
-        yield n, hashes[at], at
-
-
-def most_frequent_new(shipped: WordTable, table: WordTable, text: str, most: int = EXAMPLES) -> list[list]:
-    """The `most` most frequent strings of `table` that `shipped` lacks (what adapt added), as
-    [string, occurrences in `text`], the most frequent first (then the longest): what a user reads
-    to see what the text taught the model (苔藓样变 24, 致敏药物 13)."""
-    found = {}
-    for n, hashes, at in new_string_occurrences(shipped, table, text):
-        keys, first, seen = np.unique(hashes, return_index=True, return_counts=True)
-        found.update((text[start : start + n], int(count)) for start, count in zip(at[first].tolist(), seen.tolist()))
-    return [[word, count] for word, count in sorted(found.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))[:most]]
-
-
-def phrase_keys(shipped: WordTable, text: str, occurrences: list,
-                common: float = WordDecoding.units_common) -> dict[int, np.ndarray]:
-    """The hashes, by length, of domain strings the shipped table lacks (their `occurrences` in
-    `text`: new_string_occurrences) that read as a phrase: a common single-character word (unigram
-    log p >= `common`) at one end, and the rest a string the shipped table holds (or one
-    character): 药疹+的, 了+茶话会. Judged at one occurrence each. Empty without a unigram model
-    (the commonness is its log p)."""
-    if shipped.unigram is None:
-        return {}
-    found = {}
-    for n, hashes, at in occurrences:
-        keys, first = np.unique(hashes, return_index=True)
-        start = at[first]  # one occurrence of each new string
-        phrase = np.zeros(len(start), dtype=bool)
-        for edge, rest in ((start + n - 1, start), (start, start + 1)):  # common word last, then first
-            ones = np.ones(len(start), dtype=np.int64)
-            known = shipped.autonomy_at(text, rest, ones * (n - 1))
-            phrase |= (shipped.logp_at(text, edge, ones) >= common) & ((n == 2) | ~np.isnan(known))
-        found[n] = keys[phrase]
-    return found
-
-
-def compound_keys(shipped: WordTable, text: str, occurrences: list, below: int) -> dict[int, np.ndarray]:
-    """The hashes, by length, of domain strings of 4+ characters the shipped table lacks (their
-    `occurrences` in `text`: new_string_occurrences) that are two strings it holds, of 2+
-    characters each (出栏+肉猪, 婴幼儿+乳粉), and occur fewer than `below` times. Judged at one
-    occurrence each."""
-    found = {}
-    for n, hashes, at in occurrences:
-        if n < 4:
-            continue
-        keys, first, seen = np.unique(hashes, return_index=True, return_counts=True)
-        keys, first = keys[seen < below], first[seen < below]  # the frequent ones stay whatever they are
-        start, ones = at[first], np.ones(len(first), dtype=np.int64)
-        compound = np.zeros(len(start), dtype=bool)
-        for left in range(2, n - 1):  # the split after `left` characters: both sides 2+
-            compound |= (~np.isnan(shipped.autonomy_at(text, start, ones * left))
-                         & ~np.isnan(shipped.autonomy_at(text, start + left, ones * (n - left))))
-        found[n] = keys[compound]
-    return found
-
-
-def fragment_keys(text: str, occurrences: list, share: float = FRAGMENT_SHARE) -> dict[int, np.ndarray]:
-    """The hashes, by length, of domain strings the shipped table lacks (their `occurrences` in
-    `text`: new_string_occurrences) that are the piece of a longer string: the same Han character
-    follows them, or precedes them, in `share` or more of their occurrences (江苏苏宁易, always
-    before 购). A mark, a digit or the text's end beside a string is no longer string."""
-    codepoints = code_points(text)
-    han = np.concatenate([han_mask(codepoints), [False]])  # han[-1] and han[len]: past either end
-    found = {}
-    for n, hashes, at in occurrences:
-        shares = []
-        for beside in (at + n, at - 1):  # the character after each occurrence, then before it
-            inside = (beside >= 0) & (beside < len(codepoints))
-            neighbour = np.where(inside & han[beside], codepoints[np.clip(beside, 0, len(codepoints) - 1)], 0)
-            keys, top = _top_neighbour_share(hashes, neighbour)
-            shares.append(top)
-        found[n] = keys[np.maximum(*shares) >= share]
-    return found
-
-
-def _top_neighbour_share(hashes: np.ndarray, neighbour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(m,) hash of each occurrence and (m,) the code point beside it (0: none that counts) ->
-    the sorted distinct hashes and, for each, the share of its occurrences that its most frequent
-    neighbour (other than 0) accounts for."""
-    if not len(hashes):
-        return hashes, np.zeros(0)
-    order = np.lexsort((neighbour, hashes))
-    hashes, neighbour = hashes[order], neighbour[order]
-    pair_starts = np.flatnonzero(np.r_[True, (hashes[1:] != hashes[:-1]) | (neighbour[1:] != neighbour[:-1])])
-    pair_counts = np.diff(np.r_[pair_starts, len(hashes)])
-    key_starts = np.flatnonzero(np.r_[True, hashes[pair_starts[1:]] != hashes[pair_starts[:-1]]])
-    totals = np.add.reduceat(pair_counts, key_starts)
-    top = np.maximum.reduceat(np.where(neighbour[pair_starts] > 0, pair_counts, 0), key_starts)
-    return hashes[pair_starts[key_starts]], top / totals
 
 
 def _model_name(folder: Path) -> str:

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..decoding import WordDecoding
 from ..wordstats import WordTable
-from .adapt import without_phrases_and_fragments
+from .new_strings import without_phrases_and_fragments
 
 RARE_COUNT = 5
 RARE_AUTONOMY = 2.0
