@@ -94,9 +94,11 @@ def fit_unigram(table: WordTable, lines: Iterable[str], iterations: int = 8, pri
         expected = np.maximum(counts, floor)  # round 0: the raw counts
     else:
         prior = np.asarray(prior, dtype=np.float64)
-        if prior.shape != counts.shape or not np.all(np.isfinite(prior)) or np.any(prior < 0):
-            raise ValueError(f"prior must hold {len(counts):,} finite pseudo-counts >= 0 (one per string of the "
-                             f"table), got shape {prior.shape}")
+        if prior.shape != counts.shape:
+            raise ValueError(f"prior must hold one pseudo-count per string of the table ({len(counts):,}), "
+                             f"got shape {prior.shape}")
+        if not np.all(np.isfinite(prior)) or np.any(prior < 0):
+            raise ValueError("prior must hold finite pseudo-counts >= 0, got a negative, NaN or infinite one")
         # A string the text never uses keeps its pseudo-count, not FLOOR_COUNT: on a small text the
         # floor would lift every string the prior rates rarer than it (most of a large table's).
         floor = np.finfo(np.float64).tiny
