@@ -54,38 +54,32 @@ def candidates() -> list[Standard]:
     return out
 
 
-def raw_text(name: str) -> list[str]:
-    """A dev file as raw text: every sentence of it, its spaces removed (what adapt reads)."""
-    return ["".join(words) for words in read_gold(GOLD / f"{name}.txt")]
-
-
-def adapt_rows(seg: Segmenter, gold: dict, plans: dict, seeds: tuple[int, ...]) -> list[tuple]:
+def adapt_rows(seg: Segmenter, every: dict, gold: dict, every_plans: dict, tables: dict,
+               seeds: tuple[int, ...]) -> list[tuple]:
     """Per dev file: (name, Han chars, min count, n-grams added, seconds, F1 general, F1 adapted,
     F1 adapted with the head refined too (`segmenter adapt --refine`) over `seeds`: its mean and its
     (lowest, highest), None and (None, None) without seeds, the mean seconds of those commands, and
     the same three F1 figures scored on the whole file (the text adapted to) as a tuple: general,
-    adapted, refined mean (None without seeds))."""
-    from segmenter.train.adapt import adapt, adapted_table
+    adapted, refined mean (None without seeds)). every: each file's sentences, gold: its first ones,
+    every_plans: the heads' scores of every sentence, tables: adapt_table's (table, Han chars, min
+    count, seconds) per file."""
+    from segmenter.train.adapt import adapt
 
     seg.standard, shipped, rows = STANDARDS["general"], seg.word_table, []
     for n in DEV:
-        whole = read_gold(GOLD / f"{n}.txt")
-        raw = raw_text(n)  # the whole file, spaces removed
-        whole_plans = seg.score_texts(raw, show_progress=False)
+        def f1s(model: Segmenter, plans: list) -> tuple[float, float]:
+            """F1 on the first sentences and on the whole file, from the heads' scores of every sentence."""
+            return tuple(score(g, [[t.word for t in ts] for ts in model.assemble(plans[: len(g)])]).F1
+                         for g in (gold[n], every[n]))  # gold[n] is the file's first sentences
 
-        def f1s(model: Segmenter, first, every) -> tuple[float, float]:
-            """F1 on the first sentences and on the whole file, from their heads' scores."""
-            return tuple(score(g, [[t.word for t in ts] for ts in model.assemble(p)]).F1
-                         for g, p in ((gold[n], first), (whole, every)))
-
-        (before, whole_before), started = f1s(seg, plans[n], whole_plans), time.perf_counter()
-        table, chars, min_count, _ = adapted_table(shipped, raw)
-        seconds = time.perf_counter() - started
+        table, chars, min_count, seconds = tables[n]
+        before, whole_before = f1s(seg, every_plans[n])
         seg.word_table = table
-        after, whole_after = f1s(seg, plans[n], whole_plans)
+        after, whole_after = f1s(seg, every_plans[n])
         seg.word_table = shipped
         refined, whole_refined, refine_seconds = [], [], []
         with tempfile.TemporaryDirectory() as scratch:
+            raw = ["".join(words) for words in every[n]]
             path = Path(scratch) / "raw.txt"
             path.write_text("\n".join(raw) + "\n", encoding="utf-8")
             for seed in seeds:  # the whole command, into a folder: the head changes, so the heads are read again
@@ -93,8 +87,7 @@ def adapt_rows(seg: Segmenter, gold: dict, plans: dict, seeds: tuple[int, ...]) 
                 folder = adapt(None, [path], Path(scratch) / f"adapted_{seed}", refine=True, seed=seed).folder
                 refine_seconds.append(time.perf_counter() - started)
                 tuned = Segmenter(folder, num_threads=None)
-                every = tuned.score_texts(raw, show_progress=False)
-                first, on_whole = f1s(tuned, every[: len(gold[n])], every)  # gold[n] is the file's first sentences
+                first, on_whole = f1s(tuned, tuned.score_texts(raw, show_progress=False))
                 refined.append(first)
                 whole_refined.append(on_whole)
         rows.append((n, chars, min_count, len(table) - len(shipped), seconds, before, after,
@@ -104,6 +97,16 @@ def adapt_rows(seg: Segmenter, gold: dict, plans: dict, seeds: tuple[int, ...]) 
                      (whole_before, whole_after, sum(whole_refined) / len(whole_refined) if whole_refined else None)))
         print(rows[-1], flush=True)
     return rows
+
+
+def adapt_table(shipped, raw: list[str]) -> tuple:
+    """train.adapt.adapted_table on a dev file's raw text: (table, Han chars, min count, seconds
+    of counting and combining)."""
+    from segmenter.train.adapt import adapted_table
+
+    started = time.perf_counter()
+    table, chars, min_count, _ = adapted_table(shipped, raw)
+    return table, chars, min_count, time.perf_counter() - started
 
 
 def mean(rows: list[tuple], column: int) -> float:
@@ -124,9 +127,12 @@ def main() -> None:
     jieba.setLogLevel(60)
     started = time.time()
     seg = Segmenter(num_threads=None)
-    gold = {name: read_gold(GOLD / f"{name}.txt", args.sentences) for name in DEV}
-    texts = {name: ["".join(words) for words in sentences] for name, sentences in gold.items()}
-    plans = {name: seg.score_texts(texts[name], show_progress=False) for name in DEV}
+    every = {name: read_gold(GOLD / f"{name}.txt") for name in DEV}  # each file read once, whole: adapt reads it all
+    gold = {name: sentences[: args.sentences] for name, sentences in every.items()}
+    raw = {name: ["".join(words) for words in sentences] for name, sentences in every.items()}  # spaces removed
+    every_plans = {name: seg.score_texts(raw[name], show_progress=False) for name in DEV}  # the heads, read once
+    texts = {name: raw[name][: len(gold[name])] for name in DEV}
+    plans = {name: every_plans[name][: len(gold[name])] for name in DEV}
 
     def f1s(standard: Standard) -> list[float]:
         seg.standard = standard
@@ -149,9 +155,9 @@ def main() -> None:
 
     # `segmenter calibrate` from the first CALIBRATE sentences of each file, scored on the next 1,000 (all the
     # rest in the smaller files), against the general default and the best named standard on the same sentences.
-    from segmenter.train.adapt import adapted_table
     from segmenter.train.calibrate_standard import calibrate_standard
 
+    tables = {n: adapt_table(seg.word_table, raw[n]) for n in DEV}  # each file adapted to its own text, once
     calibrated = []
     for n in DEV:
         result = calibrate_standard(seg, gold[n][:CALIBRATE])
@@ -166,9 +172,9 @@ def main() -> None:
         best_named = max(named, key=named.get)
         learned = result.dictionary(seg.user_dictionary).snapshot()
         calibrated_f1 = rest_f1(result.standard, learned)
-        # ... then adapted to the file's text (`segmenter calibrate`, then `segmenter adapt -m CALIBRATED`; the
-        # other order writes the same folder's words): a user with a few sentences and raw text of their own
-        shipped, seg.word_table = seg.word_table, adapted_table(seg.word_table, raw_text(n))[0]
+        # ... then adapted to the file's text (`segmenter calibrate`, then `segmenter adapt -m CALIBRATED`): a user
+        # with a few sentences and raw text of their own
+        shipped, seg.word_table = seg.word_table, tables[n][0]
         both = rest_f1(result.standard, learned)
         seg.word_table = shipped
         calibrated.append((n, len(gold[n][rest]), calibrated_f1, rest_f1(result.standard),
@@ -176,7 +182,7 @@ def main() -> None:
                            both))
     seeds = tuple(args.refine_seeds)
     refined = bool(seeds)  # the adapt --refine columns
-    adapted = adapt_rows(seg, gold, plans, seeds)
+    adapted = adapt_rows(seg, every, gold, every_plans, tables, seeds)
     whole_means = [sum(row[10][i] for row in adapted) / len(adapted) if refined or i < 2 else None for i in range(3)]
     header = ("| rules | " + " | ".join(DEV) + " | mean | mean − jieba | worst file − jieba |\n|---|"
               + "--:|" * (len(DEV) + 3))
@@ -227,7 +233,7 @@ def main() -> None:
         f"| mean | | | | | {mean(adapted, 5):.4f} | {mean(adapted, 6):.4f} | {mean(adapted, 6) - mean(adapted, 5):+.4f} |"
         + (f" {mean(adapted, 7):.4f} | {mean(adapted, 7) - mean(adapted, 5):+.4f} | | |" if refined else ""),
         "", "The same, scored on each whole dev file (the text it adapted to; "
-        + ", ".join(f"{n} {len(read_gold(GOLD / f'{n}.txt')):,}" for n in DEV) + " sentences):", "",
+        + ", ".join(f"{n} {len(every[n]):,}" for n in DEV) + " sentences):", "",
         "| dev file | general | adapted | Δ |" + (" --refine | Δ |" if refined else ""),
         "|---|--:|--:|--:|" + ("--:|--:|" if refined else ""),
         *(f"| {row[0]} | {b:.4f} | {a:.4f} | {a - b:+.4f} |" + (f" {r:.4f} | {r - b:+.4f} |" if refined else "")

@@ -144,17 +144,27 @@ def test_calibration_learns_the_words_the_sentences_keep_whole_or_cut_consistent
         learn_corrections(gold, mine[:6])
 
 
+# Names written whole by the user that the model cuts here (厉|飞雨, 墨|大夫), and 一|眼 cut where
+# the model keeps it whole: sentences that teach calibrate joins and a split.
+NAMES = [["厉飞雨", "和", "韩立", "看", "了", "墨大夫", "一", "眼", "。"], ["韩立", "看", "了", "一", "眼", "。"]] * 12
+
+
+def calibrated_on_names(tmp_path):
+    """`segmenter calibrate` on NAMES into tmp_path/mine; returns the gold file it read."""
+    from segmenter.cli import main
+
+    gold = tmp_path / "mine.txt"
+    gold.write_text("\n".join(" ".join(words) for words in NAMES) + "\n", encoding="utf-8")
+    assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "mine"), "-q"]) == 0
+    return gold
+
+
 @pytest.mark.slow
 def test_calibrated_folder_carries_the_learned_words_and_no_words_leaves_them_out(tmp_path):
     from segmenter.api import Segmenter
     from segmenter.cli import main
 
-    # Names written whole by the user that the model cuts here (厉|飞雨, 墨|大夫), and 一|眼 cut
-    # where the model keeps it whole: the sentences teach joins and a split.
-    sentences = [["厉飞雨", "和", "韩立", "看", "了", "墨大夫", "一", "眼", "。"], ["韩立", "看", "了", "一", "眼", "。"]] * 12
-    gold = tmp_path / "mine.txt"
-    gold.write_text("\n".join(" ".join(words) for words in sentences) + "\n", encoding="utf-8")
-    assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "mine"), "-q"]) == 0
+    gold = calibrated_on_names(tmp_path)
     fitted, plain = Segmenter(tmp_path / "mine"), Segmenter()
     text = "厉飞雨和韩立看了墨大夫一眼。"
     assert {"厉飞雨", "韩立", "墨大夫"} <= set(fitted.lcut(text))
@@ -173,13 +183,10 @@ def test_adapting_a_calibrated_folder_keeps_its_standard_and_words(tmp_path):
     from segmenter.api import Segmenter
     from segmenter.cli import main
 
-    sentences = [["厉飞雨", "和", "韩立", "看", "了", "墨大夫", "一", "眼", "。"], ["韩立", "看", "了", "一", "眼", "。"]] * 12
-    gold = tmp_path / "mine.txt"
-    gold.write_text("\n".join(" ".join(words) for words in sentences) + "\n", encoding="utf-8")
     raw = tmp_path / "raw.txt"
     term = "龘靐齉麤"  # a "domain word" no shipped table holds, between varied neighbours
     raw.write_text("".join(f"{a}{term}{b}。\n" for a in "我你他她它们" for b in "来去说走看跑"), encoding="utf-8")
-    assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "mine"), "-q"]) == 0
+    calibrated_on_names(tmp_path)
     assert main(["adapt", "-m", str(tmp_path / "mine"), "--raw", str(raw), "--out", str(tmp_path / "both"), "-q"]) == 0
     calibrated, both = Segmenter(tmp_path / "mine"), Segmenter(tmp_path / "both")
     assert both.standard == calibrated.standard and both.standard.name == "calibrated"
