@@ -34,6 +34,11 @@ def test_runs_cover_text_exactly():
         ("用MP3听", [("han", "用"), ("latin", "MP3"), ("han", "听")]),
         ("don't", [("latin", "don't")]),
         ("见https://example.com/x。", [("han", "见"), ("url", "https://example.com/x"), ("punct", "。")]),
+        # a URL stops where Han text, full-width or curly punctuation, or a trailing mark begins
+        ("www.x.com.cn设定密码", [("url", "www.x.com.cn"), ("han", "设定密码")]),
+        ("(见www.x.cn).", [("punct", "("), ("han", "见"), ("url", "www.x.cn"), ("punct", ")"), ("punct", ".")]),
+        ("“http://a.com/b?c=1&d=2”，", [("punct", "“"), ("url", "http://a.com/b?c=1&d=2"), ("punct", "”"), ("punct", "，")]),
+        ("https://x.org/wiki/A_(b)", [("url", "https://x.org/wiki/A_(b)")]),
         ("发邮件到a.b@example.org吧", [("han", "发邮件到"), ("email", "a.b@example.org"), ("han", "吧")]),
         ("二○○一年", [("han", "二○○一年")]),
         ("好——坏……", [("han", "好"), ("punct", "——"), ("han", "坏"), ("punct", "……")]),
