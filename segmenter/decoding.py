@@ -12,7 +12,7 @@ model's head cuts most of them. Here each Han run is segmented by dynamic progra
 
 A string the word table does not hold (never seen in the raw text, pruned, or longer than its
 max_n) gets `unseen` in place of A; single characters are neutral (A = 0) when unseen. With
-alpha = 0 and no bonus this cuts exactly where s > 0, the threshold decoder.
+alpha = 0, gamma = 0, no bonus and no joins this cuts exactly where s > 0, the threshold decoder.
 
 Why these terms (benchmarks/ablation.py): autonomy alone (the self-training teacher's
 decoder) prefers the pieces of a compound — 负责|人, 联合|国 — because a frequent

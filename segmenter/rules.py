@@ -568,7 +568,7 @@ TABLE = (
                        "史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"),
              foreign="斯克尔利维埃鲁门尼伦特森迪莱拉里诺亚夫娃卡罗曼布",  # sounds of transliterated names
              name_share=0.5)),  # its first two characters occur in the name this share of the time (raw text)
-    Rule("join_suffixes", "a two-character word takes a suffix: 经营|者 -> 经营者, 浙江|省 (PKU, MSR; UD apart)",
+    Rule("join_suffixes", "a two-character word takes a suffix: 足球|界 -> 足球界, 出版|社 (PKU, MSR; UD apart)",
          join_suffixes, _at(True, True, True, False), params=dict(
              suffixes="社部化院县员界业率厂制力费价镇点片金台式额线馆室师度品感学户器厅展期")),
     Rule("coarse_suffixes", "... and one of these: 上海|市 -> 上海市, 中国|队 -> 中国队 (MSR; PKU, UD apart)",

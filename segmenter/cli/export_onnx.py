@@ -5,6 +5,7 @@ import argparse
 import os
 from pathlib import Path
 
+from ..onnx_static import CALIBRATION_LINES
 from . import CLIError
 
 CALIBRATION_CHARS = 100_000  # of raw text, in lines of 8-250 characters, sampled with seed 0
@@ -18,8 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "windows share a batch (words change with threads and batch size); static: activation "
                              "scales fixed from --calibration raw text, words the same for any batch")
     parser.add_argument("--calibration", nargs="+", metavar="RAW", default=None,
-                        help="with --int8 static: raw text files (one text a line); a seeded sample of "
-                             f"{CALIBRATION_CHARS:,} characters sets the activation scales")
+                        help="with --int8 static: raw text files (one text a line); the first "
+                             f"{CALIBRATION_LINES:,} lines of a seeded sample of {CALIBRATION_CHARS:,} characters "
+                             "set the activation scales")
     parser.add_argument("-q", "--quiet", action="store_true")
 
 
@@ -39,7 +41,6 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(str(err)) from None
     calibration = None
     if args.calibration:
-        from ..onnx_static import CALIBRATION_LINES
         from ..train.selftrain import sample_lines
 
         calibration = sample_lines(args.calibration, CALIBRATION_CHARS, 0, 8, 250)[:CALIBRATION_LINES]

@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--actors", type=int, default=None,
                         help="segmenting actors (default: as many as the CPUs or GPUs allow)")
     parser.add_argument("--cpus-per-actor", type=float, default=1.0,
-                        help="CPUs each actor reserves; also its torch threads (default: 1)")
+                        help="CPUs each actor reserves; also its engine's threads (default: 1)")
     parser.add_argument("--gpus-per-actor", type=float, default=0.0,
                         help="GPUs each actor reserves; > 0 runs the model on CUDA (default: 0)")
     parser.add_argument("--lines-per-batch", type=int, default=256,

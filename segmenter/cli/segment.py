@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None,
                         help="model folder, hub name, or a shipped model: default (the embedded one), accurate, fast")
     parser.add_argument("-s", "--standard", default=None, choices=STANDARD_CHOICES,
-                        help="how words are written: general (the default), pku, msr or ud "
+                        help="how words are written: general, pku, msr or ud (default: the model's own, general for the shipped ones) "
                              "(README: Granularity and standards)")
     parser.add_argument("-g", "--granularity", default="default",
                         help="finer or coarser words within the standard: fine, default, coarse, or a number in [0, 1]")

@@ -8,7 +8,7 @@ general one wins ties) and then changes one setting of a row of the rule table (
 the other values its `search` lists; rows every standard applies alike, such as Han numbers, have
 none) or the threshold at a time, the first best in table order, keeping a change only where
 word F1 on the sentences rises by more than `min_gain` (few sentences: small gains are noise),
-until no change helps. So the result never scores below the general default on the sentences
+until no change helps or `rounds` changes were kept. So the result never scores below the general default on the sentences
 that calibrated it. Then the words (calibrate_words.py): the strings the sentences keep whole
 or cut where the segmenter does not, consistently, become the folder's user dictionary. Nothing
 trains: the model's weights, head profile weights and word table stay as they are.

@@ -11,8 +11,8 @@ table knows (联合|国 -> 联合国, 经营|者 -> 经营者); fine-tuned on th
 the pattern to strings the table never saw, and the decoder then starts from a better score.
 Half the target stays the head's own soft score, so a round moves it only where the pipeline
 disagrees (about 4% of junctions); hard targets alone (mix 1) did worse on dev. Raw text
-only: the pipeline labels, no segmented text is read. The embedded default is one such round
-on 4 M characters of the shared raw text (its model card has the command); on a domain's own
+only: the pipeline labels, no segmented text is read. The embedded default had four such rounds,
+each on 4 M characters of the shared raw text (its model card has the commands); on a domain's own
 text it is `segmenter adapt --refine` (the adapted table, then this).
 """
 from __future__ import annotations
