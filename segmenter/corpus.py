@@ -8,9 +8,10 @@ import numpy as np
 
 
 def read_gold(path: str | Path, limit: int | None = None) -> list[list[str]]:
-    """Gold file -> list of sentences, each a list of words (blank lines skipped)."""
+    """Gold file -> list of sentences, each a list of words split by any whitespace (SIGHAN's
+    two spaces, U+3000 too; blank lines skipped). A byte-order mark is not a word's character."""
     sentences = []
-    with open(path, encoding="utf-8") as handle:
+    with open(path, encoding="utf-8-sig") as handle:
         for line in handle:
             words = line.split()
             if words:
@@ -29,9 +30,10 @@ def boundary_labels(words: list[str]) -> tuple[str, np.ndarray]:
 
 
 def iter_raw_lines(paths: list[str | Path], min_chars: int = 1) -> Iterator[str]:
-    """Stripped, non-empty lines of raw UTF-8 files (undecodable bytes replaced)."""
+    """Stripped, non-empty lines of raw UTF-8 files (undecodable bytes replaced; a leading
+    byte-order mark dropped)."""
     for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with open(path, encoding="utf-8-sig", errors="replace") as handle:
             for line in handle:
                 line = line.strip()
                 if len(line) >= min_chars:

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from segmenter.corpus import read_gold
+from segmenter.corpus import iter_raw_lines, read_gold
 from segmenter.bench.evaluation import Counts, count_sentence, length_table, read_lexicon, score, word_spans
 
 from conftest import GOLD, LEXICON, require_shared
@@ -124,6 +124,19 @@ def test_read_lexicon(tmp_path):
         read_lexicon(tmp_path / "empty.txt")
     with pytest.raises(FileNotFoundError, match="no such file"):
         read_lexicon(tmp_path / "missing.txt")
+
+
+
+def test_read_gold_takes_any_whitespace_and_drops_a_byte_order_mark(tmp_path):
+    """SIGHAN's files split words by two spaces, some by U+3000; a file saved on Windows starts
+    with a byte-order mark, which would otherwise be a character of the first word."""
+    path = tmp_path / "gold.txt"
+    path.write_text("\ufeff共同  创造\u3000美好\r\n\n我 爱\t北京\n", encoding="utf-8")
+    assert read_gold(path) == [["共同", "创造", "美好"], ["我", "爱", "北京"]]
+    assert read_gold(path, limit=1) == [["共同", "创造", "美好"]]
+    raw = tmp_path / "raw.txt"  # raw text (adapt, ngrams, pretrain) drops the mark the same way
+    raw.write_text("\ufeff共同创造\n\n美好\n", encoding="utf-8")
+    assert list(iter_raw_lines([raw])) == ["共同创造", "美好"]
 
 
 words = st.text(alphabet="中国人民爱", min_size=1, max_size=3)
