@@ -15,7 +15,8 @@ and is scored with the SIGHAN figures plus recall by gold word length (evaluatio
                      model in place of the bonus, words of at most 5 characters, four-character
                      units by the unigram model (the decoder of decode='words' now)
   jieba              for scale
-Then the shipped default, decode='words' and jieba once more on held-out dev sentences 500-1000.
+Then the heads alone, the first decoder and the last four rounds of words decoding (on `accurate`'s
+head) once more on held-out dev sentences 500-1000.
 (The e5 base model's heads are not a row: converting it was left out for time.)
 
 Expensive things are computed once and cached under runs/ablation/ (delete it to recount):
@@ -197,7 +198,7 @@ def rows() -> list[tuple[str, object]]:
          words(with_unigram, **pairs, bonus=0.0, gamma=0.2, max_len=5, units_logp=12.0)),
         ("+ conventions of numbers, counts, names, suffixes and function words: the default level on `accurate`'s head",
          with_conventions(words(with_unigram, **pairs, bonus=0.0, gamma=0.2, max_len=5, units_logp=12.0))),
-        ("the embedded default: the 2x192 student refined three times (segmenter refine), all of the row above, with its word table of all the raw text (51.5 M characters; alpha 0.2)", "embedded"),
+        ("the embedded default: the 2x192 student, distilled then refined (segmenter refine; its model card lists the rounds), all of the row above, with its word table of all the raw text (51.5 M characters; alpha 0.2)", "embedded"),
         ("jieba 0.42 (default mode, HMM on)", "jieba"),
     ]
 

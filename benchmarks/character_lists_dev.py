@@ -38,7 +38,7 @@ LEFT_OUT = {
     "function_words": "还太被把对在有每各本其自正并总好会要多常较一",
     "particles": "的地",
     "bound_ends": "",
-    "classifiers": "阵下点番对双封",
+    "classifiers": "阵下点番对双",
     "demonstratives": "",
 }
 
