@@ -7,7 +7,7 @@ the teacher in one process, and print a markdown table.
 --train runs `segmenter distill --no-label` for every size whose folder OUT/LxH has no
 distill_metrics.json yet (the labels must already be in OUT/labels: `segmenter distill
 --label-only`); "LxH:M" trains that size for M minutes instead of --minutes. Measurement:
-word F1 (SIGHAN scoring) and chars/s of `Segmenter.segment_batch` (torch, --threads threads)
+word F1 (SIGHAN scoring) and chars/s of `Segmenter.segment_batch` (engine "auto", --threads threads)
 on the first --sentences of each dev file, jieba's chars/s on the same sentences in the same
 run, float16 weight size, and multiply-accumulates per character counted from the shapes.
 """
@@ -127,7 +127,7 @@ def main() -> None:
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; measuring took {(time.monotonic() - started) / 60:.1f} min.\n")
     print(f"Dev: the first {args.sentences} sentences of {', '.join(Path(p).name for p in args.dev)} "
           f"({teacher['chars']:,} characters). F1: SIGHAN word F1 (Δ: against the teacher). "
-          "chars/s: `Segmenter.segment_batch` on the torch path, all three files, per second of wall time and per second of "
+          "chars/s: `Segmenter.segment_batch` (engine \"auto\"), all three files, per second of wall time and per second of "
           "the process's CPU time (the fairer figure on a machine shared with other jobs); jieba (`jieba.lcut` a line at a time) "
           "on the same sentences in the same run; × jieba compares CPU-time figures. MMAC/char: multiply-accumulates per character up to the boundary head at a full window "
           "(benchmarks/distill_sweep.py macs_per_char). Training: characters seen (labels × passes) and minutes.\n")

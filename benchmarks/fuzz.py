@@ -2,7 +2,7 @@
 
     python benchmarks/fuzz.py                       # 100,000 strings (588 s with --threads 1 on a shared core)
     python benchmarks/fuzz.py --count 2000          # a quick run
-    python benchmarks/fuzz.py --count 100000 --report benchmarks/results/reliability.md
+    python benchmarks/fuzz.py --count 100000 --report fuzz.md   # reliability.md's fuzz section (--report writes a whole file)
 
 The strings are generated from a seed (--seed, default 0), so a run is reproducible. They draw
 on every Unicode general category (Cs: lone surrogates, which Python's str allows; Cn:
@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=float, default=None,
                         help="fraction of the strings for tokenize()/search/full (default: 2000 strings at most "
                              "per check, 1000 for full)")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    parser.add_argument("--threads", type=int, default=None, help="the segmenter's threads (default: all cores)")
     parser.add_argument("--report", type=Path, default=None, help="write the counts here as Markdown (a section)")
     parser.add_argument("--json", type=Path, default=None, help="also write the counts as JSON")
     args = parser.parse_args(argv)

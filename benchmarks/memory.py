@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=float, nargs="+", default=[0, 1, 20], help="input sizes in MB (default: 0 1 20)")
     parser.add_argument("--model", default=None, help="model folder (default: the embedded model, else a small random one)")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help=f"lines to repeat (default: {CORPUS})")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads of the CLI (default: torch's choice)")
+    parser.add_argument("--threads", type=int, default=None, help="the CLI's --threads (default: all cores)")
     parser.add_argument("--batch-size", type=int, default=64, help="the CLI's --batch-size (default: 64)")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args(argv)

@@ -11,7 +11,7 @@ reaches its N-th batch dies with os._exit(1); Ray restarts it and runs its batch
 MARKER.log (one line per actor start and per batch) gives the actor starts and the batches that
 ran twice. The serial reference: ONE `python -m segmenter IN/*.txt --threads 1 -q` (the files'
 lines one after the other on stdout), cut back into files by their line counts. Both sides use
-one torch thread per process (the actors get 0.5 CPU: one thread), so the arithmetic is the same.
+one engine thread per process (the actors get 0.5 CPU: one thread), so the arithmetic is the same.
 """
 from __future__ import annotations
 

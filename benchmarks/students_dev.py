@@ -2,8 +2,8 @@
 
 Each model (a shipped name or a folder) segments the first N sentences of each dev file with its
 own pipeline (word decoding, conventions, the general standard); the speed rows time
-`segment_batch` on one thread (num_threads=1) over pku_dev + weibo_dev sentences, the shipped
-default and jieba in the same run, each the median of --repeats runs, alternating, so a busy
+`segment_batch` on one thread (num_threads=1) over pku_dev + weibo_dev sentences, and jieba in
+the same run (the shipped default too when it is named among the models), each the median of --repeats runs, alternating, so a busy
 machine slows them alike. The recipe of each student (its distill and refine commands) comes
 from its head profile. Dev files only.
 
