@@ -274,12 +274,27 @@ def test_nothing_loads_until_used():
 
 
 def test_default_tokenizer_is_the_default_segmenter(defaults, monkeypatch):
-    """tokenizer=None cuts with segmenter.default_segmenter(), looked up at each call."""
-    monkeypatch.setattr(segmenter, "default_segmenter", SpaceTokenizer)
+    """tokenizer=None cuts with segmenter.default_segmenter(), looked up at each call: a stub
+    whose words no segmenter would make (each space-separated word with 丙 after it) is asked
+    once per call, and the keywords are its words."""
+    asked = []
+
+    class Stub:
+        def cut(self, sentence):
+            return iter(word + "丙" for word in sentence.split())
+
+    def stub():
+        asked.append(1)
+        return Stub()
+
+    monkeypatch.setattr(segmenter, "default_segmenter", stub)
+    stubbed = {word + "丙" for word in WORDS.split()}
     assert defaults.default_tfidf.tokenizer is None and defaults.default_textrank.tokenizer is None
-    assert defaults.textrank(WORDS, topK=None) and set(defaults.textrank(WORDS, topK=None)) <= set(WORDS.split())
-    assert set(defaults.extract_tags(WORDS, topK=None)) <= set(WORDS.split())
-    assert set(TFIDF().extract_tags(WORDS, topK=None)) == set(defaults.extract_tags(WORDS, topK=None))
+    ranked = defaults.textrank(WORDS, topK=None)
+    assert ranked and set(ranked) <= stubbed and len(asked) == 1
+    tags = defaults.extract_tags(WORDS, topK=None)
+    assert tags and set(tags) <= stubbed and len(asked) == 2
+    assert set(TFIDF().extract_tags(WORDS, topK=None)) == set(tags) and len(asked) == 3
 
 
 def test_a_function_works_as_tokenizer(idf_file):
