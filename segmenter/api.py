@@ -369,6 +369,7 @@ class Segmenter:
         """Words of `sentence` (they tile it); cut_all=True: jieba's full mode, every candidate
         word of the granularity levels, overlapping (see full_tokens)."""
         _check_flag(cut_all, "cut_all", "cut(text, granularity='fine')")
+        _check_flag(HMM, "HMM", "cut(text, granularity='coarse')")
         if cut_all:
             tokens = self.full_tokens(sentence, granularity=granularity)
         else:
@@ -381,6 +382,7 @@ class Segmenter:
     def cut_for_search(self, sentence: str, HMM=True, *, granularity=None) -> Iterator[str]:
         """jieba's search mode: each word of cut(), preceded by its sub-words of two characters
         or more from the finer levels (shortest first, then left to right)."""
+        _check_flag(HMM, "HMM", "cut_for_search(text, granularity='coarse')")
         return iter([w for w, _, _ in self.tokenize(sentence, mode="search", granularity=granularity)])
 
     def lcut_for_search(self, sentence: str, HMM=True, *, granularity=None) -> list[str]:
@@ -394,6 +396,7 @@ class Segmenter:
             hint = (f" (granularity is a keyword argument: tokenize(text, granularity={mode!r}))"
                     if mode in GRANULARITY_NAMES else "")
             raise ValueError(f"mode must be 'default' or 'search', got {mode!r}{hint}")
+        _check_flag(HMM, "HMM", "tokenize(text, granularity='coarse')")
         if mode == "default":
             return self.tokenize_batch([check_text(unicode_sentence)], granularity, show_progress=False)[0]
         level = self.granularity if granularity is None else granularity_value(granularity)

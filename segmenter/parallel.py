@@ -258,7 +258,10 @@ def segment_lines(
     per line is bounded; only its words are gathered. segment_pieces streams even those.
     """
     spec = _checked_spec(segmenter, spec, workers, chunk_lines)
-    pieces = (p for line in lines for p in (line_pieces(line) if isinstance(line, str) else [(line, True)]))
+    if isinstance(lines, (str, bytes)):  # iterating it would make every character a line
+        raise TypeError(f"lines must be an iterable of str, one text each, not one {type(lines).__name__}: "
+                        "segment_lines([text]), or segment(text)")
+    pieces = (p for index, line in enumerate(lines) for p in line_pieces(_checked_line(line, index)))
     return _gather_lines(_segment_pieces(pieces, segmenter, spec, workers, chunk_lines, max_in_flight, show_progress))
 
 
@@ -315,9 +318,21 @@ def _segment_pieces(pieces, segmenter, spec, workers, chunk_lines, max_in_flight
             progress.close()
 
 
+def _checked_line(line, index: int) -> str:
+    if not isinstance(line, str):
+        raise TypeError(f"lines[{index}] must be a str, got {type(line).__name__}")
+    return line
+
+
 def segment_files(paths: Iterable[str | os.PathLike], *, errors: str = "strict",
                   **options) -> Iterator[tuple[str, list[str]]]:
-    """(path, words) for every line of every file, in order; options as in segment_lines."""
+    """(path, words) for every line of every file, in order; options as in segment_lines.
+    errors: "strict" (stop at bytes that are not UTF-8, naming the file and line) or "replace"
+    (U+FFFD for them), as the command line's --encoding-errors."""
+    if isinstance(paths, (str, bytes, os.PathLike)):  # iterating a path would read its characters
+        raise TypeError(f"paths must be a list of file paths, not one path: segment_files([{os.fspath(paths)!r}])")
+    if errors not in ("strict", "replace"):  # "ignore" and the like would drop text without a word
+        raise ValueError(f"errors must be 'strict' or 'replace', got {errors!r}")
     owners: deque = deque()  # the file of each line in flight
 
     def lines():

@@ -3,7 +3,7 @@
 a. a decode error in a file stops before the model loads; b. a BOM at the start of an input
 is dropped by the CLI, kept by the API; c. `-d ''` gives each line back exactly; d. Ctrl-C with
 --workers stops at once; e. save_pretrained keeps the user dictionary; f. search mode's
-sub-words are words the unigram model knows.
+sub-words are words the unigram model knows; g. -o onto one of the input files is refused.
 """
 import glob
 import io
@@ -152,3 +152,16 @@ def test_f_search_mode_sub_words_are_words():
     words = seg.lcut_for_search("头孢曲松")
     assert "头孢" in words and not {"孢曲", "头孢曲", "孢曲松"} & set(words)
     assert {"科学", "学院"} <= set(seg.lcut_for_search("中国科学院"))
+
+
+def test_g_output_onto_an_input_file_is_refused(tiny_model_dir, tmp_path, capsys):
+    """-o replaces its file when the run ends: onto one of the inputs, the text would be gone."""
+    source = tmp_path / "in.txt"
+    source.write_text("我爱北京\n", encoding="utf-8")
+    link = tmp_path / "link.txt"
+    link.symlink_to(source)
+    for output in (source, link):
+        assert main(["-m", str(tiny_model_dir), "-q", str(source), "-o", str(output)]) == 2
+        assert "is also an input file" in capsys.readouterr().err
+    assert source.read_text(encoding="utf-8") == "我爱北京\n"
+    assert main(["-m", str(tiny_model_dir), "-q", str(source), "-o", str(tmp_path / "out.txt")]) == 0

@@ -163,4 +163,7 @@ def test_heads_command(tiny_model_dir, tmp_path):
     assert shown.returncode == 0, shown.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert run("--raw", tmp_path / "none.txt").returncode == 2
+    raw.write_text("\n".join(raw_lines(200))[:900] + "\nabc\n", encoding="utf-8")  # too little Han: one line
+    short = run("--raw", raw, "--out", tmp_path / "short.json")
+    assert short.returncode == 2 and "fewer than 1,000 Han characters" in short.stderr and "Traceback" not in short.stderr
     assert run().returncode == 2

@@ -162,6 +162,12 @@ def test_granularity_is_a_keyword_here(jieba):
         jieba.lcut("我们都是中国人民", "fine")
     with pytest.raises(ValueError, match="granularity is a keyword argument"):
         jieba.tokenize("我们都是中国人民", "coarse")
+    # ... in HMM's place too (HMM itself is accepted and ignored: jieba's HMM=False still runs)
+    for call in (lambda: jieba.lcut("我们都是中国人民", False, "coarse"), lambda: jieba.lcut_for_search("我们", "fine"),
+                 lambda: jieba.tokenize("我们", "default", "fine")):
+        with pytest.raises(TypeError, match="HMM must be True or False.*granularity is a keyword argument"):
+            call()
+    assert jieba.lcut("我们都是中国人民", False, False) == jieba.lcut("我们都是中国人民")
 
 
 # -- the command line --------------------------------------------------------------------------

@@ -97,6 +97,15 @@ def test_argument_checks(tiny_segmenter):
         segment_lines([], segmenter=tiny_segmenter, workers=0)
     with pytest.raises(ValueError, match="chunk_lines"):
         segment_lines([], segmenter=tiny_segmenter, chunk_lines=0)
+    # one text where many are expected would be cut a character a line, and a path read as its characters
+    with pytest.raises(TypeError, match="not one str"):
+        segment_lines("我爱北京", segmenter=tiny_segmenter, workers=1)
+    with pytest.raises(TypeError, match=r"lines\[1\] must be a str, got int"):
+        list(segment_lines(["我爱北京", 5], segmenter=tiny_segmenter, workers=1))
+    with pytest.raises(TypeError, match="not one path"):
+        tiny_segmenter.segment_files("in.txt")
+    with pytest.raises(ValueError, match="'strict' or 'replace'"):  # "ignore" would drop bytes silently
+        tiny_segmenter.segment_files(["in.txt"], errors="ignore")
 
 
 @pytest.mark.slow

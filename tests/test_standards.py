@@ -122,6 +122,10 @@ def test_calibrate_writes_a_model_whose_default_is_the_fitted_standard(tmp_path)
     assert "## Calibrated standard" in (tmp_path / "mine" / "MODEL_CARD.md").read_text(encoding="utf-8")
     gold.write_text("我们 的\n" * 5, encoding="utf-8")  # too few sentences: one clear line, exit 2
     assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "other"), "-q"]) == 2
+    # raw text (never segmented) would make its whole lines the folder's words: refused
+    gold.write_text("\n".join("".join(line.split()) for line in gold_lines) + "\n", encoding="utf-8")
+    assert main(["calibrate", "--gold", str(gold), "--out", str(tmp_path / "raw"), "-q"]) == 2
+    assert not (tmp_path / "raw").exists()
 
 
 def test_calibration_learns_the_words_the_sentences_keep_whole_or_cut_consistently():

@@ -50,6 +50,7 @@ def _segmenter(model, profile=None):
 
 def run(args: argparse.Namespace) -> int:
     from ..corpus import iter_raw_lines, read_gold
+    from ..text import HAN_RE
     from ..files import write_text_atomic
     from ..model import ModelLoadError, load_encoder
 
@@ -79,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
     except ModelLoadError as err:
         raise CLIError(str(err)) from None
     raw = [line for _, line in zip(range(args.raw_lines), iter_raw_lines(args.raw))] if args.raw else None
+    if raw is not None and sum(len(HAN_RE.findall(line)) for line in raw) < MIN_RAW_HAN:
+        raise CLIError(f"--raw {' '.join(args.raw)}: fewer than {MIN_RAW_HAN:,} Han characters in its first "
+                       f"{args.raw_lines} lines; the heads are found from n-gram statistics of raw Chinese text "
+                       "(one text a line, UTF-8)")
     gold = read_gold(args.gold, args.max_sentences + args.eval_sentences) if args.gold else None
 
     if args.report:
@@ -93,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
               f"{_f1(model, vocab, profile, gold[args.max_sentences:]):.4f}")
     print(f"wrote {out}")
     return 0
+
+
+MIN_RAW_HAN = 1_000  # Han characters of --raw: fewer give the n-gram statistics nothing to stand on
 
 
 def _profile_path(out: str | None, folder: Path) -> Path:

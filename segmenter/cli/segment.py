@@ -313,6 +313,10 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--mode {args.mode} runs in one process; drop --workers")
     user_dictionary = load_user_dictionaries(args.user_dict)
     check_output(args.output)
+    if args.output is not None and os.path.exists(args.output):
+        for path in files:  # the output replaces its file at the end: an input's text would be gone
+            if path != "-" and os.path.samefile(path, args.output):
+                raise CLIError(f"-o {args.output} is also an input file; write the words to another file")
     if args.encoding_errors == "strict":
         check_decoding(files)
     pieces = peek(piece for path in files for piece in read_pieces(path, args.encoding_errors))
