@@ -9,10 +9,16 @@ import numpy as np
 
 def read_gold(path: str | Path, limit: int | None = None) -> list[list[str]]:
     """Gold file -> list of sentences, each a list of words split by any whitespace (SIGHAN's
-    two spaces, U+3000 too; blank lines skipped). A byte-order mark is not a word's character."""
+    two spaces, U+3000 too; blank lines skipped). A byte-order mark is not a word's character.
+    Bytes that are not UTF-8 raise ValueError naming the file and line."""
     sentences = []
-    with open(path, encoding="utf-8-sig") as handle:
-        for line in handle:
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as err:
+                raise ValueError(f"{path}, line {number}: bytes that are not UTF-8 at byte {err.start + 1}; "
+                                 "a gold file is UTF-8 text, one sentence a line, words split by spaces") from None
             words = line.split()
             if words:
                 sentences.append(words)

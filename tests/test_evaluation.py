@@ -134,6 +134,9 @@ def test_read_gold_takes_any_whitespace_and_drops_a_byte_order_mark(tmp_path):
     path.write_text("\ufeff共同  创造\u3000美好\r\n\n我 爱\t北京\n", encoding="utf-8")
     assert read_gold(path) == [["共同", "创造", "美好"], ["我", "爱", "北京"]]
     assert read_gold(path, limit=1) == [["共同", "创造", "美好"]]
+    path.write_bytes("我们 的\n".encode() + b"\x89PNG\n")  # not UTF-8: the file and the line, not a codec's words
+    with pytest.raises(ValueError, match=r"gold.txt, line 2: bytes that are not UTF-8"):
+        read_gold(path)
     raw = tmp_path / "raw.txt"  # raw text (adapt, ngrams, pretrain) drops the mark the same way
     raw.write_text("\ufeff共同创造\n\n美好\n", encoding="utf-8")
     assert list(iter_raw_lines([raw])) == ["共同创造", "美好"]
