@@ -191,6 +191,14 @@ class NumpyBert:
             return tensors[name]
 
         self.word = get("embeddings.word_embeddings.weight")
+        # config.json against the weights, as torch's loader checks (a mismatch would otherwise
+        # surface as a reshape error at the first text)
+        position_rows = get("embeddings.position_embeddings.weight").shape[0]
+        if self.word.shape[1] != self.hidden or self.hidden % self.num_heads or position_rows < self.max_positions:
+            raise ModelLoadError(
+                f"cannot load the weights in {folder}: config.json has hidden_size {self.hidden}, "
+                f"num_attention_heads {self.num_heads}, max_position_embeddings {self.max_positions}; "
+                f"{WEIGHTS_FILE} has {self.word.shape[1]}-wide embeddings and {position_rows} positions")
         # Token type 0 for every token: its row folds into the position rows once, here.
         self.position = get("embeddings.position_embeddings.weight") + get("embeddings.token_type_embeddings.weight")[0]
         self.embedding_norm = (get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias"))

@@ -93,6 +93,19 @@ def test_auto_takes_numpy_on_cpu_and_torch_when_the_folder_needs_it(tiny_model_d
         Segmenter(folder, engine="numpy")
 
 
+def test_a_config_that_does_not_fit_the_weights_is_refused_at_load(tiny_model_dir, tmp_path):
+    """As torch's loader refuses it: not a reshape error at the first text."""
+    import shutil
+
+    folder = shutil.copytree(tiny_model_dir, tmp_path / "m")
+    (folder / "checksums.json").unlink(missing_ok=True)  # a hand-edited folder without a manifest
+    config = json.loads((folder / "config.json").read_text())
+    for change in ({"hidden_size": config["hidden_size"] + 4}, {"max_position_embeddings": 4 * config["max_position_embeddings"]}):
+        (folder / "config.json").write_text(json.dumps({**config, **change}))
+        with pytest.raises(ModelLoadError, match="config.json has hidden_size .* model.safetensors has"):
+            Segmenter(folder, engine="numpy")
+
+
 def test_bad_engine_arguments(tiny_model_dir):
     with pytest.raises(ValueError, match="engine must be one of 'auto', 'numpy', 'torch', 'onnx', got 'tpu'"):
         Segmenter(tiny_model_dir, engine="tpu")
