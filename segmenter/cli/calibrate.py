@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from pathlib import Path
 
 from . import CLIError
 from .options import model_folder
@@ -33,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from ..train.calibrate_standard import MIN_SENTENCES, calibrate
 
     folder = model_folder(args.model)
+    if not Path(args.gold).is_file():
+        raise CLIError(f"--gold {args.gold}: no such file")
     if args.sentences < MIN_SENTENCES:
         raise CLIError(f"--sentences must be at least {MIN_SENTENCES}, got {args.sentences}")
     typed = sys.argv[1:] if sys.argv[1:2] == ["calibrate"] else ["calibrate", "--gold", args.gold, "--out", args.out]

@@ -53,8 +53,9 @@ class RefineConfig:
     def __post_init__(self):
         if not 0.0 <= self.mix <= 1.0:
             raise ValueError(f"mix must be in [0, 1], got {self.mix}")
-        if self.chars < 1 or self.lr <= 0 or self.epochs <= 0 or self.minutes <= 0:
-            raise ValueError("chars, lr, epochs and minutes must be positive")
+        for name in ("chars", "lr", "epochs", "minutes"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
 
 
 def pipeline_targets(segmenter, texts: list[str], mix: float) -> tuple[list, list[np.ndarray], float]:
