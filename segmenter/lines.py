@@ -95,8 +95,9 @@ def line_pieces(line: str, size: int = PIECE_CHARS) -> Iterator[tuple[str, bool]
 def iter_pieces(stream: BinaryIO, name: str, errors: str = "strict",
                 size: int = PIECE_CHARS) -> Iterator[tuple[str, bool]]:
     """(text, ends_line) for every line of a binary stream, as iter_lines reads it, a line of
-    more than `size` characters in pieces (line_pieces): never more than ~4 `size` bytes of a
-    line are held, however long it is."""
+    more than `size` characters in pieces (line_pieces): never more than ~6 `size` characters of
+    a line are held, however long it is (up to 2 `size` kept after a cut, then a read of up to 4
+    `size` bytes)."""
     limit = 4 * size  # bytes: a line of at most `size` characters always fits (UTF-8: <= 4 bytes each)
     for number in range(1, 2**63):
         raw = stream.readline(limit)

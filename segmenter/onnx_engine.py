@@ -19,7 +19,7 @@ batched with it, so the words change with the batch size and the number of threa
 (tests/test_cores_default.py caught it). No shipped model uses them. On this machine's CPU
 (AVX-512 VNNI) they made the whole pipeline of the previous, 768-wide default 1.35x faster and
 of a 256-wide one 1.13x (benchmarks/results/students_dev.md; runtimes.md: the shipped default),
-F1 within 0.0006 on six dev files; issue 25 saw a CPU without VNNI run int8 no faster. (With the 6-layer model of v0.1,
+F1 within 0.0008 on six dev files; issue 25 saw a CPU without VNNI run int8 no faster. (With the 6-layer model of v0.1,
 int8 moved scores by ~5 and lost 0.013 F1.) Static int8 (`export_onnx(int8="static")`,
 `segmenter export-onnx --int8 static --calibration RAW…`: onnx_static.py) fixes the activation
 scales beforehand from raw text, so a window's scores no longer depend on its batch: the
@@ -58,10 +58,9 @@ def weights_fingerprint(folder: Path) -> str:
 
 
 # Fusions left out of every session. onnxruntime 1.32 fuses the static graph's residual Add and
-# LayerNormalization into a SkipLayerNormalization that takes 16-21% of the graph's time on one
-# thread (its two unfused nodes: ~4%); unfused, the static graphs of default and fast run
-# 1.1-1.26x faster at batches of 64 windows of 32-128 tokens; a float graph never gets the node
-# (benchmarks/results/fusions.md).
+# LayerNormalization into a SkipLayerNormalization that takes 16-17% of the graph's time on one
+# thread; unfused, the static graphs of default and fast run 1.09-1.26x faster at batches of 64
+# windows of 32-128 tokens; a float graph never gets the node (benchmarks/results/fusions.md).
 UNFUSED = ("SkipLayerNormFusion",)
 
 

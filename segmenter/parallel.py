@@ -1,7 +1,7 @@
 """Segment a stream of lines with N local worker processes, output in input order.
 
 Why processes: one forward pass uses a few cores well but the Python around it (windows,
-junctions, words) runs on one, so on a many-core machine N processes with cores // N torch
+junctions, words) runs on one, so on a many-core machine N processes with cores // N engine
 threads each go faster than one process with all the threads. Each worker loads the model
 once (an initializer), then takes chunks of lines and sends back their words.
 

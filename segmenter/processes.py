@@ -1,7 +1,7 @@
 """A Segmenter's helper processes: a large batch shared with processes that hold the same segmenter.
 
-Why: on N cores, one process reaches ~1.4x its one thread however its threads share the work
-(cores.py): the Python of windows, word decoding and conventions holds the GIL. N processes do
+Why: on N cores, one process reaches ~1.5x its one thread however its threads share the work
+(cores.py, on 2 cores): the Python of windows, word decoding and conventions holds the GIL. N processes do
 not share a GIL: two spawned processes ran the default at 1.99x one (2 shared cores). So a
 Segmenter on the CPU with onnxruntime and more than one core hands the chunks of a batch of
 PROCESS_CHARS characters or more (segment_batch, tokenize_batch, lcut of a long text...) to

@@ -14,7 +14,7 @@ z_n: z-score over the n-gram types of length n. train/ngrams.py codes n-grams as
 integers, which overflows int64 past four characters (V ~ 7,000); here every n-gram is a 64-bit
 polynomial hash of its code points (collisions: ~1e-8 for a million keys), so n is not capped.
 
-`WordTable` is what ships beside a model (`ngrams.npz`, a few MB): for each length n, the
+`WordTable` is what ships beside a model (`ngrams.npz`, 26 MiB for the default's): for each length n, the
 sorted hashes of the n-grams seen at least `min_count` times and their autonomy (float16);
 and their counts (uint32: the decoder's cohesive pairs read them, decoding.join_cohesive);
 optionally a unigram word model over the same strings (float16 log p(w), fitted by EM on the
@@ -249,7 +249,7 @@ class WordTable:
             data = mapped_npz(path)  # shared pages, not a copy per process
             ns = sorted(int(k[4:]) for k in data if k.startswith("keys"))
             tables = {}
-            for n in ns:  # a table saved without counts: every kept n-gram counts as min_count
+            for n in ns:  # a table saved without counts: every kept n-gram counts 0 (joins read none)
                 counts = data[f"counts{n}"] if f"counts{n}" in data else None
                 # searchsorted copies an unaligned array whole on every call (0.4 ms for 500 k keys,
                 # most of a small batch's lookups): a member np.savez wrote at an odd offset is

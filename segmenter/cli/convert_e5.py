@@ -30,5 +30,5 @@ def run(args: argparse.Namespace) -> int:
     except (ImportError, OSError, ValueError) as err:
         raise CLIError(str(err)) from None
     if not args.quiet:
-        print(f"wrote {out}; next: `segmenter heads --model {out}` writes its head profile")
+        print(f"wrote {out}; next: `segmenter heads --model {out} --raw FILE…` writes its head profile")
     return 0

@@ -1,9 +1,9 @@
-"""Options that several commands share, defined once so that they read the same everywhere.
+"""Options that several commands share, defined once so that they read the same everywhere:
 
-  -m/--model  model folder or hub name           --raw FILE…  raw text, one text a line
-  --gold FILE a *dev* gold file (never a test)    --gold-sentences N  how many of its sentences
-  --out DIR   the folder a command writes (heads: PATH, the profile file or its folder)
-  --batch-size N  windows per batch
+  --raw FILE…  raw text, one text a line
+  --gold FILE  a *dev* gold file (never a test)    --gold-sentences N  how many of its sentences
+
+(-m/--model, --out and --batch-size are each command's own; model_folder resolves -m.)
 
 An option's old name stays accepted, hidden from --help, so that no command line breaks.
 """

@@ -81,7 +81,7 @@ class SegmentBatch:
 
     model, granularity, batch_size (windows per forward pass), window, overlap: as Segmenter.
     device: "auto" (default) uses CUDA when Ray gave this actor a GPU (num_gpus=…), else CPU.
-    num_threads: torch threads; default: the CPUs Ray gave this actor, at least 1 (a fractional
+    num_threads: the engine's threads; default: the CPUs Ray gave this actor, at least 1 (a fractional
         num_cpus=0.5 gets 1 thread), so that actors side by side do not oversubscribe the cores.
     text_column / words_column: where the text is read and the words are written.
     delimiter: None writes a list of words per row; a string writes the words joined by it,

@@ -3,7 +3,7 @@
     raw lines (a reproducible shuffle, 8-250 chars) ──► teacher Segmenter: s of its boundary
         head at every Han-Han junction, cached per chunk of 500 lines (resumable)
     fresh small BERT (same vocabulary; word embeddings = PCA of the teacher's) ──► its last
-        layer's head 0 learns sigmoid(s_teacher / T) with s_student as the logit
+        layer's head 0 learns sigmoid((s_teacher - threshold) / T) with s_student as the logit
     ──► model folder (float16) + head profile [(L-1, 0)] + MODEL_CARD.md with dev figures
 
 Only raw text trains the student: the teacher's scores are its targets. Dev files (optional)
@@ -243,14 +243,14 @@ def write_card(folder: Path, config: DistillConfig, stats: dict, dev: dict, teac
 
 A {config.layers}-layer BERT (hidden {config.hidden}, {config.hidden // config.head_size} heads, window {config.window}
 characters) distilled by `segmenter distill` from `{Path(config.teacher).name}`. The boundary is read like the
-teacher's: s = log a[i, SEP] - log a[i, i+1] of one head, (layer {config.layers - 1}, head 0), cut where s > 0;
+teacher's: s = log a[i, SEP] - log a[i, i+1] of one head, (layer {config.layers - 1}, head 0), cut where s > the teacher's default threshold;
 the teacher's thresholds for fine/coarse. Weights in float16: {weight_mb(folder):.1f} MB.
 
 ## Recipe
 Targets: the teacher's boundary score s at every Han-Han junction of {stats['label_chars']:,} characters of raw text
 (lines {config.min_line}-{config.max_line} characters, a seeded shuffle of \
 {', '.join(Path(p).name for p in config.raw)}), as
-{1 - config.hard:.2f} * sigmoid(s / {config.temperature}) + {config.hard:.2f} * [s > 0], \
+{1 - config.hard:.2f} * sigmoid((s - t) / {config.temperature}) + {config.hard:.2f} * [s > t] (t: its default threshold), \
 learned with the student's s as the logit
 of a binary cross-entropy (teacher read in bfloat16 autocast: {config.label_bf16}). \
 No segmented text trained it. Word embeddings initialised from a PCA of the

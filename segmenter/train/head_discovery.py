@@ -7,7 +7,7 @@ Three ways to make a head profile (segmenter_heads.json) for any BERT-style mode
                                 junctions; a logistic regression on all heads' scores learns
                                 those labels; the heads with the largest standardized
                                 weights are kept and refitted. No gold at all.
-  unsupervised, no text at all  the seed rule: the head whose rows most often put their
+  unsupervised, no n-grams     the seed rule (raw lines, no n-grams, no gold): the head whose rows most often put their
                                 largest weight on the next character or on [SEP] (the
                                 boundary signature), read with threshold 0.
   calibrated                    the same regression fitted to the gold boundaries of a few

@@ -10,7 +10,8 @@ Training continues across sittings (pretrain_config): `--resume` restores model,
 scheduler, RNG states, the data position, the step and the tokens seen, and gives the same
 parameters as an uninterrupted run. Library use:
 
-    >>> from segmenter.pretrain import PretrainConfig, Sitting, pretrain
+    >>> from pathlib import Path
+    >>> from segmenter.train.pretrain import PretrainConfig, Sitting, pretrain
     >>> pretrain(PretrainConfig(corpus=["raw.txt"], max_steps=1000), Sitting(out=Path("runs/x")))
 """
 from __future__ import annotations

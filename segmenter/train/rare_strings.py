@@ -22,7 +22,7 @@ the rare strings, the general standard, first 1,300 sentences of six dev files; 
 sentences 1,301-4,000 of pku_dev, msr_dev and weibo_dev): counts 5-9 at autonomy 2 gained on five
 files and cost ud_gsdsimp_dev 0.0005 (UD writes 嘉义 县, 维吉尼亚 州: a name and its suffix apart),
 mean +0.0013, held out +0.0005 to +0.0016; 166 k strings, 2.5 MiB. Counts from 3, or autonomy 1,
-gained about as much (+0.0014 to +0.0016) with two to four times the strings and cost UD up to
+gained about as much (+0.0014 to +0.0016) with 2.0 to 4.6 times the strings and cost UD up to
 0.0019; autonomy 3 gained +0.0005. Strings of 6 characters changed nothing (the decoder reads 5
 at most).
 """

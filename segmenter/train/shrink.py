@@ -2,7 +2,7 @@
 
 A distilled student starts from scratch; this one starts from the teacher itself. In each
 layer the feed-forward block h -> gelu(h W_in + b_in) W_out holds I hidden neurons (768 in the
-embedded default), and most of the FLOPs per character: 2 * hidden * I of a layer's ~3.3x that.
+embedded default before it was shrunk to 384), and most of the FLOPs per character: 2 * hidden * I of a layer's ~3.3x that.
 A neuron's share of the output is its activation times the norm of its row of W_out, so each
 layer keeps the K neurons whose mean |activation| * ||W_out row|| over the training windows is
 largest: the rest are cut from W_in's columns and W_out's rows, which leaves a model of the
