@@ -6,6 +6,8 @@ from typing import Iterator
 
 import numpy as np
 
+from .lines import decode_line
+
 
 def read_gold(path: str | Path, limit: int | None = None) -> list[list[str]]:
     """Gold file -> list of sentences, each a list of words split by any whitespace (SIGHAN's
@@ -14,12 +16,8 @@ def read_gold(path: str | Path, limit: int | None = None) -> list[list[str]]:
     sentences = []
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, 1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as err:
-                raise ValueError(f"{path}, line {number}: bytes that are not UTF-8 at byte {err.start + 1}; "
-                                 "a gold file is UTF-8 text, one sentence a line, words split by spaces") from None
-            words = line.split()
+            line = decode_line(raw, number, str(path))  # UndecodableLine, a ValueError, as the CLI's reader says it
+            words = (line.removeprefix("\ufeff") if number == 1 else line).split()
             if words:
                 sentences.append(words)
                 if limit is not None and len(sentences) >= limit:

@@ -16,6 +16,8 @@ from pathlib import Path
 from . import CLIError
 from .options import add_raw, model_folder
 
+MIN_RAW_HAN = 1_000  # Han characters of --raw: fewer give the n-gram statistics nothing to stand on
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None, help="model folder or hub name (default: the embedded model)")
@@ -50,9 +52,9 @@ def _segmenter(model, profile=None):
 
 def run(args: argparse.Namespace) -> int:
     from ..corpus import iter_raw_lines, read_gold
-    from ..text import HAN_RE
     from ..files import write_text_atomic
     from ..model import ModelLoadError, load_encoder
+    from ..text import HAN_RE
 
     if args.show:
         if not args.png:
@@ -98,9 +100,6 @@ def run(args: argparse.Namespace) -> int:
               f"{_f1(model, vocab, profile, gold[args.max_sentences:]):.4f}")
     print(f"wrote {out}")
     return 0
-
-
-MIN_RAW_HAN = 1_000  # Han characters of --raw: fewer give the n-gram statistics nothing to stand on
 
 
 def _profile_path(out: str | None, folder: Path) -> Path:

@@ -259,14 +259,16 @@ def with_saved_words(folder, extra):
     return dictionary
 
 
-def check_output(path: str | None) -> None:
+def check_output(path: str | None, inputs: list[str] = ()) -> None:
     """Fail before the model loads when -o cannot be written (atomic_output would only find out
-    after it)."""
+    after it), or is one of the `inputs` (its file is replaced at the end: that text would be gone)."""
     if path is None:
         return
     target = Path(path)
     if target.is_dir():
         raise CLIError(f"-o {path} is a directory; give a file name")
+    if target.exists() and any(name != "-" and os.path.samefile(name, target) for name in inputs):
+        raise CLIError(f"-o {path} is also an input file; write the words to another file")
     folder = target.resolve().parent if target.is_symlink() else target.parent
     if not folder.is_dir():
         raise CLIError(f"cannot write {path}: its folder {folder} does not exist")
@@ -312,11 +314,7 @@ def run(args: argparse.Namespace) -> int:
     if args.mode != "default" and args.workers != "auto" and args.workers > 1:
         raise CLIError(f"--mode {args.mode} runs in one process; drop --workers")
     user_dictionary = load_user_dictionaries(args.user_dict)
-    check_output(args.output)
-    if args.output is not None and os.path.exists(args.output):
-        for path in files:  # the output replaces its file at the end: an input's text would be gone
-            if path != "-" and os.path.samefile(path, args.output):
-                raise CLIError(f"-o {args.output} is also an input file; write the words to another file")
+    check_output(args.output, files)
     if args.encoding_errors == "strict":
         check_decoding(files)
     pieces = peek(piece for path in files for piece in read_pieces(path, args.encoding_errors))
