@@ -44,6 +44,8 @@ SORTED_QUERIES = 4096  # find_keys sorts a batch of at least this many queries f
 INDEX_QUERIES = 512  # a lookup of this many queries or more goes through the length's KeyIndex (hashindex.py)
 INDEXED_QUERIES = 16  # ... and of this many, once the indexes are built (a binary search: ~20 cache misses a query)
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
+_MULTIPLIER_INT, _HASH_MASK = int(_MULTIPLIER), 2**64 - 1  # the same hash in Python integers (_few_values_at)
+FEW_QUERIES = 32  # _values_at of this many strings or fewer hashes them in Python (crossover ~40 here)
 
 
 def table_path(folder: Path, runtime: dict) -> Path | None:
@@ -410,6 +412,8 @@ class WordTable:
         wanted = (lengths >= 1) & (lengths <= self.max_n) & (starts >= 0) & (starts + lengths <= len(text))
         if not wanted.any():
             return out
+        if len(starts) <= FEW_QUERIES:
+            return self._few_values_at(text, starts, lengths, wanted, name, out)
         codepoints = code_points(text)
         # The wanted strings, longest first: the strings still being hashed at step k, and the
         # strings of one length, are slices of this order (no mask and search per step).
@@ -427,6 +431,25 @@ class WordTable:
             these = slice(int(longer[n]), int(longer[n]) + int(counts[n]))
             slot, found = self._find(n, hashes[these])
             out[pick[these]] = np.where(found, values[slot], missing) if len(values) else missing
+        return out
+
+    def _few_values_at(self, text: str, starts: np.ndarray, lengths: np.ndarray, wanted: np.ndarray, name: str,
+                       out: np.ndarray) -> np.ndarray:
+        """_values_at for a handful of strings (a sentence's joins ask 2-20): the same hashes in
+        Python integers, one search per length. For so few, each numpy call of the vectorized path
+        costs more than the work (a one-sentence lcut made ~8 such lookups, a fifth of its time)."""
+        by_length: dict[int, tuple[list[int], list[int]]] = {}
+        for i, start, length in zip(np.flatnonzero(wanted).tolist(), starts[wanted].tolist(), lengths[wanted].tolist()):
+            h = 0
+            for char in text[start : start + length]:
+                h = (h * _MULTIPLIER_INT + ord(char)) & _HASH_MASK
+            at, hashes = by_length.setdefault(length, ([], []))
+            at.append(i)
+            hashes.append(h)
+        for n, (at, hashes) in by_length.items():
+            values, missing = self._column(n, name)
+            slot, found = self._find(n, np.array(hashes, dtype=np.uint64))
+            out[at] = np.where(found, values[slot], missing) if len(values) else missing
         return out
 
     # -- adaptation -------------------------------------------------------------------------
