@@ -20,6 +20,7 @@ from .profile import HeadProfile
 
 if TYPE_CHECKING:
     from .api import Segmenter
+    from .assembly import Token
 
 __version__ = "0.1.0"
 __all__ = [
@@ -77,7 +78,7 @@ def lcut_for_search(sentence: str, HMM=True, *, granularity=None) -> list[str]:
     return default_segmenter().lcut_for_search(sentence, HMM, granularity=granularity)
 
 
-def tokenize(unicode_sentence: str, mode: str = "default", HMM=True, *, granularity=None) -> list[tuple[str, int, int]]:
+def tokenize(unicode_sentence: str, mode: str = "default", HMM=True, *, granularity=None) -> list[Token]:
     return default_segmenter().tokenize(unicode_sentence, mode, HMM, granularity=granularity)
 
 

@@ -260,7 +260,7 @@ class Segmenter:
         return assemble(plans, self.profile, self.level(granularity), word_table=self.word_table,
                         conventions=self.conventions, dictionary=dictionary, words_only=words_only)
 
-    def _level_tokens(self, text: str, granularities) -> list[list[tuple[str, int, int]]]:
+    def _level_tokens(self, text: str, granularities) -> list[list[Token]]:
         """Tokens of `text` at each granularity, from one reading of the heads. With the
         threshold the cuts nest: a cut at a coarser level is a cut at every finer one (the
         dictionary does not depend on the level, see dictionary.py). Word decoding decides each
@@ -389,8 +389,8 @@ class Segmenter:
         return list(self.cut_for_search(sentence, HMM, granularity=granularity))
 
     def tokenize(self, unicode_sentence: str, mode: str = "default", HMM=True, *,
-                 granularity=None) -> list[tuple[str, int, int]]:
-        """(word, start, end) triples like jieba.tokenize. mode="default": the words of cut(),
+                 granularity=None) -> list[Token]:
+        """(word, start, end) triples like jieba.tokenize (Token: .word, .start, .end). mode="default": the words of cut(),
         whose offsets tile the text; mode="search": cut_for_search's words with their offsets."""
         if mode not in ("default", "search"):
             hint = (f" (granularity is a keyword argument: tokenize(text, granularity={mode!r}))"
@@ -411,7 +411,7 @@ class Segmenter:
             tokens.append(word)
         return tokens
 
-    def _known_parts(self, text: str, words: list[tuple[str, int, int]]) -> set[tuple[str, int, int]]:
+    def _known_parts(self, text: str, words: list[Token]) -> set[Token]:
         """As jieba's search mode adds the dictionary's 2- and 3-grams of a longer word: the
         2-grams of Han words of 3+ characters and the 3-grams of words of 4+ that the word table
         knows as units (autonomy >= 0; 科学院 -> 科学) and, where the table has a unigram model,
@@ -430,9 +430,9 @@ class Segmenter:
         unigram = self.word_table.unigram
         if unigram is not None:
             keep &= self.word_table.logp_at(text, starts, sizes) > np.log(min_words / unigram["words"])
-        return {(text[a : a + n], a, a + n) for (a, n), kept in zip(grams, keep.tolist()) if kept}
+        return {Token(text[a : a + n], a, a + n) for (a, n), kept in zip(grams, keep.tolist()) if kept}
 
-    def full_tokens(self, text: str, granularity=None) -> list[tuple[str, int, int]]:
+    def full_tokens(self, text: str, granularity=None) -> list[Token]:
         """Every candidate word of the levels fine, default, coarse (and `granularity`), once,
         by start then end; a single character is left out where a longer candidate covers it,
         as in jieba's full mode. The candidates overlap and cover every character."""
@@ -489,7 +489,7 @@ class Segmenter:
         return texts
 
 
-def _nest(coarse: list[tuple[str, int, int]], fine: list[tuple[str, int, int]]):
+def _nest(coarse: list[Token], fine: list[Token]):
     """(coarse token, the fine tokens inside it) for each coarse token; both sorted by start."""
     k = 0
     for token in coarse:

@@ -233,6 +233,20 @@ def test_cohesive_characters_join_unless_the_head_is_sure():
     assert list(cut_junctions(TextPlan("其中"), np.array([2.0]), table, replace(options, join2=None))) == [True]
 
 
+def test_a_word_a_join_made_joins_again(monkeypatch):
+    """共|和 and 和|国 both qualify; a pass joins a word once (the left pair: 共和|国), and the
+    second pass joins 共和|国 as a 2+1 pair (共和 is nearly always before 国)."""
+    import segmenter.decoding as decoding
+
+    table = WordTable.from_texts(["共和国很大", "共和国的人", "和国家", "国家和人"] * 6, max_n=4, min_count=1)
+    options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5, join2=0.1, join2_logp=None, join4=None,
+                           join_units=None, units_logp=None)
+    scores = np.array([2.0, 2.0])  # the heads cut 共|和|国, without much confidence
+    assert list(cut_junctions(TextPlan("共和国"), scores, table, options)) == [False, False]
+    monkeypatch.setattr(decoding, "COHESIVE_PASSES", 1)
+    assert list(cut_junctions(TextPlan("共和国"), scores, table, options)) == [False, True]
+
+
 def test_characters_the_unigram_model_has_as_a_word_join_unless_the_head_is_sure():
     from segmenter.train.unigram import fit_unigram
 

@@ -12,6 +12,7 @@ import pytest
 
 import segmenter
 from segmenter import Segmenter
+from segmenter.assembly import Token
 
 from conftest import run_cli
 
@@ -91,6 +92,15 @@ def test_tokenize_default_and_search(jieba):
     check_search_tokens(result, jieba.tokenize(text))
     with pytest.raises(ValueError, match="mode must be 'default' or 'search'"):
         jieba.tokenize(text, mode="full")
+
+
+def test_search_mode_gives_tokens_all_through():
+    """The search mode's sub-words that the word table adds (有限 公司 of 有限公司) are Tokens, as
+    the levels' are: t.word works on every item (the shipped model: a tiny one has no table)."""
+    text = "永和服装饰品有限公司"
+    result = segmenter.tokenize(text, mode="search")
+    assert {"有限", "公司", "有限公司"} <= {t.word for t in result}
+    assert all(isinstance(t, Token) and text[t.start:t.end] == t.word for t in result)
 
 
 def test_userdict_example(jieba, tmp_path):
