@@ -364,8 +364,9 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
 
     The Viterbi's autonomy cannot see this: a frequent compound is as autonomous as its
     halves, and the heads cut between them with confidence. Counted pairs that are merely
-    frequent (经济|发展) stay apart: 经济 occurs far more often without 发展. A word joins once:
-    of two overlapping pairs, the left one. A table saved without counts joins nothing.
+    frequent (经济|发展) stay apart: 经济 occurs far more often without 发展. A word joins once
+    a pass: of two overlapping pairs, the left one (cut_junctions_batch runs a second pass where
+    the first joined: 共|和|国 -> 共和|国 -> 共和国). A table saved without counts joins nothing.
 
     cut: the decisions of all junctions of the runs (runs in the joined `text` at `starts`,
     `sizes` characters, their first junction at `firsts`), after the Viterbi.
