@@ -95,7 +95,9 @@ def _brute_force(gains: np.ndarray, values: np.ndarray) -> tuple[float, np.ndarr
     return best, best_cut
 
 
-def test_viterbi_finds_the_best_segmentation_of_every_run():
+@pytest.mark.parametrize("few", [0, 10**6], ids=["numpy", "python"])  # best_words' two paths
+def test_viterbi_finds_the_best_segmentation_of_every_run(few, monkeypatch):
+    monkeypatch.setattr("segmenter.decoding.FEW_RUNS", few)
     rng = np.random.default_rng(0)
     sizes = np.array([1, 2, 5, 7, 3])
     runs, n, max_len = len(sizes), sizes.max(), 4
@@ -109,6 +111,25 @@ def test_viterbi_finds_the_best_segmentation_of_every_run():
     for r, size in enumerate(sizes):
         _, expected = _brute_force(gains[r, :size], values[r, :size])
         np.testing.assert_array_equal(ends[r, : size - 1], expected)
+
+
+def test_viterbi_paths_agree_on_ties_and_impossible_words(monkeypatch):
+    """best_words in Python (a few runs) and in numpy choose alike: the first of equal
+    candidates (the shorter word), a word of one character where no candidate is possible,
+    a NaN value as argmax takes it."""
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        sizes = rng.integers(1, 9, size=rng.integers(1, 5))
+        runs, n, max_len = len(sizes), int(sizes.max()), 5
+        values = rng.integers(-2, 3, size=(runs, n, max_len)).astype(np.float64)  # small integers: ties
+        gains = rng.integers(-2, 3, size=(runs, n)).astype(np.float64)
+        values[rng.random(values.shape) < 0.2] = -np.inf
+        if trial % 10 == 0:
+            values[rng.random(values.shape) < 0.05] = np.nan
+        monkeypatch.setattr("segmenter.decoding.FEW_RUNS", 0)
+        expected = best_words(gains, values, sizes)
+        monkeypatch.setattr("segmenter.decoding.FEW_RUNS", 10**6)
+        np.testing.assert_array_equal(best_words(gains, values, sizes), expected)
 
 
 def test_without_word_evidence_it_is_the_threshold_decoder():
