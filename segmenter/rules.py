@@ -94,6 +94,8 @@ class Texts:
 
     def having(self, characters: str, then: str | None = None) -> list[int]:
         """The texts that hold one of `characters` (followed at once by one of `then`), in order."""
+        if not characters or not _any_of(characters).search(self.text):  # most texts hold no digit: no numpy
+            return []
         hit = _in(self.codes, characters)
         if then is not None:
             hit = hit[:-1] & _in(self.codes[1:], then)
@@ -509,7 +511,9 @@ def _han_number_pattern(digits: str, powers: str, percent: str = "") -> re.Patte
 
 
 @lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _any_of(characters: str) -> re.Pattern:
+    """A pattern that finds any of `characters`: a rule's first test of a text, before numpy."""
     return re.compile(f"[{re.escape(characters)}]")
 
 
