@@ -132,3 +132,18 @@ def test_membership_by_search_is_isin():
     codes = np.array([ord(c) for c in "就是他们𠀀了"], dtype=np.int64)
     assert _in(codes, "了就𠀀就").tolist() == [True, False, False, False, True, True]
     assert _codes_of("了就就").tolist() == sorted({ord("了"), ord("就")})
+
+
+def test_texts_having_finds_the_texts_that_hold_the_characters():
+    """Texts.having: the texts of a batch holding one of the characters (then one of `then`);
+    a text without any skips numpy, an empty list finds nothing."""
+    from segmenter.rules import Texts
+    from segmenter.text import split_runs
+
+    batch = ["第3届大会", "没有数字", "３月", "第一"]
+    texts = Texts(batch, [split_runs(t) for t in batch])
+    digits = "0123456789０１２３４５６７８９"
+    assert texts.having(digits) == [0, 2]
+    assert texts.having("第", digits) == [0]  # 第 then a digit: not 第一
+    assert texts.having("第") == [0, 3]
+    assert texts.having("") == [] and texts.having("x") == []
