@@ -4,8 +4,8 @@ A text becomes a `TextPlan`: its runs (text.py), its model sequence (every non-s
 character: punctuation, digits and Latin letters are context the model reads, even though
 their own boundaries come from rules) and the junctions inside Han runs. `score_texts` (the
 one scoring entry: Segmenter.score_texts, head discovery, self-training and the benchmark all
-use it) cuts the model sequences into windows (whole sentences where they fit, else
-overlapping: text.sentence_windows), encodes only the windows that hold a junction, and
+use it) cuts the model sequences into windows (whole sentences of one line where they fit,
+else overlapping: text.sentence_windows), encodes only the windows that hold a junction, and
 gathers the per-head scores of every junction from the window that keeps it.
 """
 from __future__ import annotations
@@ -59,6 +59,21 @@ class TextPlan:
         return len(self.positions) == len(self.text)
 
 
+# Characters that end a line (str.splitlines'): a space run holding one starts a new line.
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def line_starts(plan: TextPlan) -> list[int]:
+    """The model inputs that start a line after the first, ascending (inputs: non-space characters)."""
+    if plan.spaceless:  # no space run, no line break
+        return []
+    breaks = [r.end for r in plan.runs if r.kind == "space" and not LINE_BREAKS.isdisjoint(plan.text[r.start : r.end])]
+    if not breaks:
+        return []
+    starts = np.searchsorted(plan.positions, breaks).tolist()  # the first input at or after each break
+    return sorted({q for q in starts if 0 < q < len(plan.positions)})
+
+
 def score_texts(
     reader: WindowReader, texts: list[str], window: int = WINDOW, overlap: int = OVERLAP, batch_size: int = 64,
     show_progress=False
@@ -92,22 +107,27 @@ def read_junction_scores(
     lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(todo))
     base = np.cumsum(lengths) - lengths
     ids = reader.vocab.encode("".join(sequences))
-    # One window a plan (most sentences fit: it keeps every junction), except for the long ones.
+    # One window a plan (most sentences fit: it keeps every junction), except for the long ones
+    # and those of several lines: a window never holds two lines (the model sequence leaves the
+    # line break out, so one window would read the end of a line run on into the next), and a
+    # text's words are those of its lines segmented one by one.
     per_plan = np.array([len(plan.junctions) for plan in todo], dtype=np.int64)
     # Per window: its plan, where it starts in `ids`, its size, the first junction it keeps, how many.
     owner, starts, sizes = np.arange(len(todo)), base.copy(), lengths.copy()
     first, kept = np.zeros(len(todo), dtype=np.int64), per_plan.copy()
-    too_long = np.flatnonzero(lengths > window).tolist()
-    if too_long:
+    lines = [line_starts(plan) for plan in todo]
+    several = [p for p in range(len(todo)) if lengths[p] > window or lines[p]]
+    if several:
         # Windows end at sentence ends where they can (no overlap there: fewer tokens), else overlap.
         parts = []  # (plan, window start in its sequence, size, first junction kept, junctions kept)
-        for p in too_long:
-            breaks = [m.end() for m in SENTENCE_END_RE.finditer(sequences[p])]
-            for w in sentence_windows(int(lengths[p]), window, overlap, breaks):
-                lo, hi = np.searchsorted(todo[p].junctions, [w.keep_start, w.keep_end]).tolist()
-                if hi > lo:
-                    parts.append((p, w.start, w.end - w.start, lo, hi - lo))
-        short = np.flatnonzero(lengths <= window)
+        for p in several:
+            for a, b in zip([0, *lines[p]], [*lines[p], int(lengths[p])]):  # each line's inputs [a, b)
+                breaks = [m.end() - a for m in SENTENCE_END_RE.finditer(sequences[p], a, b)]
+                for w in sentence_windows(b - a, window, overlap, breaks):
+                    lo, hi = np.searchsorted(todo[p].junctions, [a + w.keep_start, a + w.keep_end]).tolist()
+                    if hi > lo:
+                        parts.append((p, a + w.start, w.end - w.start, lo, hi - lo))
+        short = np.setdiff1d(np.arange(len(todo)), several)
         p, offset, size, lo, count = (np.array(column, dtype=np.int64) for column in zip(*parts))
         owner, first = np.concatenate([short, p]), np.concatenate([first[short], lo])
         order = np.lexsort((first, owner))  # plan by plan, its windows in order: their junctions in order

@@ -149,6 +149,21 @@ def test_junction_scores_do_not_depend_on_the_batch(tiny_segmenter):
         assert all(np.array_equal(plan.scores, alone[i]) for plan, i in zip(plans, order))
 
 
+def test_a_text_of_several_lines_reads_each_line_alone(tiny_segmenter):
+    """A window never holds two lines (the model sequence leaves the line break out): the
+    scores, and so the words, of a text of lines are those of each line alone, whatever the
+    line breaks (\n, \r\n, blank lines, U+2028) and however long a line is (several windows)."""
+    rng = random.Random(2)
+    lines = ["".join(rng.choice(TINY_CHARS + "，。 ab1") for _ in range(rng.randint(0, 70))) for _ in range(40)]
+    alone = [tiny_segmenter.score_texts([line], show_progress=False)[0].scores for line in lines]
+    for breaks in ("\n", "\r\n", "\n\n", " \u2028 "):
+        plan = tiny_segmenter.score_texts([breaks.join(lines)], show_progress=False)[0]
+        np.testing.assert_array_equal(plan.scores, np.concatenate(alone, axis=1))
+    text = "\n".join(lines)  # the words but spaces (a line's last space and the break are one run)
+    words = [w for line in lines for w in tiny_segmenter.segment(line) if w.strip()]
+    assert [w for w in tiny_segmenter.segment(text) if w.strip()] == words
+
+
 # -- explicit hard inputs ---------------------------------------------------------------------
 def test_surrogate_escapes_round_trip_to_the_original_bytes(tiny_segmenter):
     raw = "中国人民".encode() + b"\xff\xfe" + "好朋友。".encode()[:-1] + b"\x80abc\xed\xa0\x80" + "的".encode()
