@@ -34,8 +34,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
+import threading
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -109,12 +111,30 @@ def start_worker(spec: WorkerSpec) -> None:
     """A worker process's initializer (here, and for a Segmenter's helpers: processes.py)."""
     global _worker_segmenter, _worker_error
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
     try:
         _worker_segmenter = spec.build()
         if getattr(_worker_segmenter, "word_table", None) is not None:
             _worker_segmenter.word_table.build_indexes()  # its chunks are large: build before the first
     except Exception as err:  # raised with the first chunk, where the parent can see it
         _worker_error = err
+
+
+def _exit_with_parent() -> None:
+    """End this worker when the process that started it ends. A parent killed outright (SIGKILL,
+    the OOM killer) never shuts its pool down, and a worker waiting on the pool's queue (whose
+    write end it holds too, so no end of file comes) would wait for a task forever, holding its
+    model's memory: a killed CLI run left its helper processes behind. The parent's sentinel
+    (multiprocessing.parent_process) turns ready when the parent is gone."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="segmenter-parent-watch", daemon=True).start()
 
 
 def worker_segmenter():

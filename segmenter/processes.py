@@ -26,6 +26,8 @@ How, each for a cost that would otherwise show:
   * A helper that fails to start leaves the parent working alone (a warning, the same words).
   * A helper that dies (killed, out of memory) or whose pool another call replaced loses no
     chunk: the calling thread cuts the chunks it held, and the pool is let go (a warning).
+  * A parent that dies (kill -9, out of memory) takes its helpers with it: each watches it
+    (parallel.start_worker) instead of waiting on the pool's queue forever.
 
 The words do not depend on who cuts a chunk: each text is cut as it would be alone (reader.py),
 and the helpers build the parent's segmenter from its settings.

@@ -2,16 +2,19 @@
 with the same output removes what it left: the CLI's `.OUT.<pid>.part`, a folder's `.DIR.part`."""
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from conftest import REPO, TINY_CHARS
+from segmenter.cores import available_cores
 from segmenter.files import staged_folder
 
 pytestmark = pytest.mark.slow
@@ -35,6 +38,22 @@ def part_files(folder, name: str) -> list:
     return sorted(folder.glob(f".{name}.*part"))
 
 
+def children(pid: int) -> set[int]:
+    """The processes `pid` started (Linux /proc; empty elsewhere)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found |= {int(child) for child in (task / "children").read_text().split()}
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"  # a zombie has ended
+    except (OSError, IndexError):
+        return False
+
+
 def test_a_killed_cli_run_leaves_a_part_file_that_the_next_run_removes(tmp_path):
     source, out = tmp_path / "big.txt", tmp_path / "out.txt"
     big_input(source, 40_000)  # well over a few seconds on the embedded model
@@ -47,11 +66,20 @@ def test_a_killed_cli_run_leaves_a_part_file_that_the_next_run_removes(tmp_path)
         left = part_files(tmp_path, out.name)
         assert left == [tmp_path / f".out.txt.{run.pid}.part"]
         time.sleep(0.5)  # mid-way through the segmenting
+        helpers = set()
+        while available_cores() > 1 and not helpers and time.monotonic() < deadline:  # its worker processes
+            helpers = children(run.pid)
+            time.sleep(0.05)
     finally:
         run.send_signal(signal.SIGKILL)
         run.wait(timeout=60)
         run.stderr.close()
     assert not out.exists() and part_files(tmp_path, out.name) == left
+    # Its workers (and multiprocessing's resource tracker) end with it: none waits for a task forever.
+    deadline = time.monotonic() + 30
+    while any(map(alive, helpers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(alive, helpers)), f"left running after their parent was killed: {sorted(helpers)}"
 
     # A part file of a run still going (this process) is not touched; the dead run's is removed.
     live = tmp_path / f".out.txt.{os.getpid()}.part"
