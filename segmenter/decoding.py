@@ -284,7 +284,8 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
         # A pass joins each word once, so a word it made may join again: 共|和|国 -> 共和|国 ->
         # 共和国 (of two overlapping pairs a pass takes the left one; left as 共和|国, join_long
         # glued 中华人民|共和 at the fine level). Only a two-character word that a pass made can join
-        # again (a 3- or 4-character word is no pair's side), so the next pass runs only after one.
+        # again (a 3- or 4-character word is no pair's side), so the next pass runs only after one
+        # (chosen: a 1+1 pair that overlapped one to its left costs a pass that changes nothing).
         for _ in range(COHESIVE_PASSES):
             if not join_cohesive(cut, scores, joined, starts, sizes, firsts, table, options):
                 break
@@ -405,7 +406,7 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
 
     cut: the decisions of all junctions of the runs (runs in the joined `text` at `starts`,
     `sizes` characters, their first junction at `firsts`), after the Viterbi. Returns whether a
-    1+1 pair joined: only a two-character word a pass made can join again (2+1, 1+2, 2+2).
+    1+1 pair was chosen: only a two-character word a pass made can join again (2+1, 1+2, 2+2).
     """
     run, begin, lengths, after = _decoded_words(cut, starts, sizes, firsts)
     pair = np.flatnonzero(run[:-1] == run[1:])  # word j and j+1 in one run

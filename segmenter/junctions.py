@@ -15,7 +15,7 @@ from operator import itemgetter
 import numpy as np
 
 from .reader import WindowReader, progress_enabled
-from .text import HAN_SPAN_RE, SENTENCE_END_RE, is_plain, sentence_windows, split_runs
+from .text import HAN_SPAN_RE, LINE_BREAKS, SENTENCE_END_RE, is_plain, sentence_windows, split_runs
 from .windows import OVERLAP, WINDOW, clamp_window
 
 
@@ -59,15 +59,14 @@ class TextPlan:
         return len(self.positions) == len(self.text)
 
 
-# Characters that end a line (str.splitlines'): a space run holding one starts a new line.
-LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_LINE_BREAKS = frozenset(LINE_BREAKS)  # a space run holding one of these starts a new line
 
 
 def line_starts(plan: TextPlan) -> list[int]:
     """The model inputs that start a line after the first, ascending (inputs: non-space characters)."""
     if plan.spaceless:  # no space run, no line break
         return []
-    breaks = [r.end for r in plan.runs if r.kind == "space" and not LINE_BREAKS.isdisjoint(plan.text[r.start : r.end])]
+    breaks = [r.end for r in plan.runs if r.kind == "space" and not _LINE_BREAKS.isdisjoint(plan.text[r.start : r.end])]
     if not breaks:
         return []
     starts = np.searchsorted(plan.positions, breaks).tolist()  # the first input at or after each break

@@ -28,7 +28,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from .text import HAN_SPAN_RE, Run, attached_end, code_points, han_mask
+from .text import HAN_SPAN_RE, LINE_BREAKS, Run, attached_end, code_points, han_mask
 
 STANDARD_NAMES = ("pku", "msr", "ud", "general")  # the named standards (levels.STANDARDS), each row's `at`
 COUNT_STANDARDS = ("fine", "default", "coarse")  # how a standard writes counts: UD's, PKU's, MSR's
@@ -231,7 +231,7 @@ def _opens_line(text: str, text_start: int, at: int) -> bool:
     """Whether only spaces stand between `at` and its text's start (at text_start) or a line break."""
     while at > text_start and text[at - 1] in " \t\u3000":
         at -= 1
-    return at == text_start or text[at - 1] in "\n\r"
+    return at == text_start or text[at - 1] in LINE_BREAKS
 
 
 def join_dates(texts, ends, c, on, word_table):
@@ -511,7 +511,6 @@ def _han_number_pattern(digits: str, powers: str, percent: str = "") -> re.Patte
 
 
 @lru_cache(maxsize=16)
-@lru_cache(maxsize=64)
 def _any_of(characters: str) -> re.Pattern:
     """A pattern that finds any of `characters`: a rule's first test of a text, before numpy."""
     return re.compile(f"[{re.escape(characters)}]")

@@ -26,6 +26,8 @@ HAN_RANGES = (
 )
 HAN_CLASS = "".join(chr(lo) if lo == hi else f"{chr(lo)}-{chr(hi)}" for lo, hi in HAN_RANGES)  # inside [...]
 _DIGIT = "0-9\uff10-\uff19"
+# The characters that end a line, as str.splitlines has them (a window holds one line: junctions.py).
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # Latin letters, accented ones included (precomposed "café" is one word, as "cafe\u0301" is).
 _LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\uff21-\uff3a\uff41-\uff5a"
 # A letter of any script but Han (and Latin, matched first): \w less digits and "_".
@@ -40,11 +42,10 @@ _RUN_PATTERNS = [
     # brackets it opens and closes stay in it (wiki/Python_(language)).
     ("url", rf"(?:https?://|ftp://|www\.)(?:{_URL_CHAR}|\({_URL_CHAR}*\))+(?<![.,;:!?])"),
     ("email", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
-    # Letters with digits inside or around (MP3, B2B, 1B) count as one Latin word, and so do a
-    # name's ++ (C++ g++ Notepad++: the shared raw text 520 times; C++11) and one capital's # (C# F#). A
-    # longer word's # is a Weibo hashtag's closing mark (#少女时代Girls#: 394 times), not the word's.
-    ("latin", rf"(?<![#{_LETTER}{_DIGIT}])[A-Z]#(?![#{_LETTER}{_DIGIT}])"
-              rf"|[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}]*(?:['\u2019\-][{_LETTER}{_DIGIT}]+)*"
+    # Letters with digits inside or around (MP3, B2B, 1B) count as one Latin word, and so does a
+    # name's ++ (C++ g++ Notepad++: the shared raw text 520 times; C++11). Not a # (C#): a word's
+    # # is mostly a Weibo hashtag's closing mark (#少女时代Girls#: 394 times; #Plan B#).
+    ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}]*(?:['\u2019\-][{_LETTER}{_DIGIT}]+)*"
               rf"(?:\+\+(?:[0-9]{{2}})?(?![+{_LETTER}{_DIGIT}]))?"),
     # A score, a time, a ratio, a fraction or a date is one number: the dev files write 2-1 (weibo_dev
     # 56 times, 5 apart), ３∶１ (msr_dev 67, pku_dev 12, never apart), １／３ (msr_dev 18, pku_dev 11,
@@ -63,8 +64,8 @@ _RUN_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _RUN
 # Marks that belong to the character before them: zero-width joiners (and the character a ZWJ
 # joins), emoji skin tones, emoji tags, and every combining mark (Unicode category M: accents,
 # variation selectors, the ideographic variation selectors U+E0100-E01EF of names), see attached_end.
-_ATTACHED = re.compile(r"(?:[\u0300-\u036f\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d.?)+",
-                       re.DOTALL)
+_ATTACHED = re.compile(r"(?:[\u0300-\u036f\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]|\u200d\S?)+")
+# (a ZWJ joins no space: one that ends a line took its line break into the word before it)
 HAN_RE = re.compile(rf"[{HAN_CLASS}]")
 HAN_SPAN_RE = re.compile(rf"[{HAN_CLASS}]+")  # a run of Han characters
 _ALPHA_RE = re.compile(_ALPHA_WORD)

@@ -155,13 +155,15 @@ def test_a_text_of_several_lines_reads_each_line_alone(tiny_segmenter):
     line breaks (\n, \r\n, blank lines, U+2028) and however long a line is (several windows)."""
     rng = random.Random(2)
     lines = ["".join(rng.choice(TINY_CHARS + "，。 ab1") for _ in range(rng.randint(0, 70))) for _ in range(40)]
+    # a line's list number takes its period after any break (１．); a joiner ending a line joins no break
+    lines[5:5] = ["１．" + lines[1], "3." + lines[2], TINY_CHARS[:5] + "\u200d"]
     alone = [tiny_segmenter.score_texts([line], show_progress=False)[0].scores for line in lines]
-    for breaks in ("\n", "\r\n", "\n\n", " \u2028 "):
+    words = [w for line in lines for w in tiny_segmenter.segment(line) if w.strip()]
+    for breaks in ("\n", "\r\n", "\n\n", " \u2028 ", "\x0c", "\x85"):
         plan = tiny_segmenter.score_texts([breaks.join(lines)], show_progress=False)[0]
         np.testing.assert_array_equal(plan.scores, np.concatenate(alone, axis=1))
-    text = "\n".join(lines)  # the words but spaces (a line's last space and the break are one run)
-    words = [w for line in lines for w in tiny_segmenter.segment(line) if w.strip()]
-    assert [w for w in tiny_segmenter.segment(text) if w.strip()] == words
+        # the words but spaces (a line's last space and the break are one run)
+        assert [w for w in tiny_segmenter.segment(breaks.join(lines)) if w.strip()] == words, repr(breaks)
 
 
 # -- explicit hard inputs ---------------------------------------------------------------------

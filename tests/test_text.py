@@ -47,12 +47,12 @@ def test_runs_cover_text_exactly():
         ("e\u0301", [("latin", "e\u0301")]),
         ("👨\u200d👩\u200d👧", [("symbol", "👨\u200d👩\u200d👧")]),
         ("GPT-4发布", [("latin", "GPT-4"), ("han", "发布")]),
-        # a name's ++ and one capital's # are the name's; a hashtag's closing # is not
-        ("我爱C++和C#", [("han", "我爱"), ("latin", "C++"), ("han", "和"), ("latin", "C#")]),
+        # a name's ++ is the name's; a # is not (a hashtag's closing mark: #Plan B#)
+        ("我爱C++和g++", [("han", "我爱"), ("latin", "C++"), ("han", "和"), ("latin", "g++")]),
         ("C++11标准", [("latin", "C++11"), ("han", "标准")]),
         ("x++y", [("latin", "x"), ("symbol", "+"), ("symbol", "+"), ("latin", "y")]),
         ("#少女时代Girls#", [("punct", "#"), ("han", "少女时代"), ("latin", "Girls"), ("punct", "#")]),
-        ("#C#", [("punct", "#"), ("latin", "C"), ("punct", "#")]),
+        ("#Plan B#开箱", [("punct", "#"), ("latin", "Plan"), ("space", " "), ("latin", "B"), ("punct", "#"), ("han", "开箱")]),
         ("臺灣與香港", [("han", "臺灣與香港")]),
     ],
 )
