@@ -390,8 +390,9 @@ class Segmenter:
 
     def tokenize(self, unicode_sentence: str, mode: str = "default", HMM=True, *,
                  granularity=None) -> list[Token]:
-        """(word, start, end) triples like jieba.tokenize (Token: .word, .start, .end). mode="default": the words of cut(),
-        whose offsets tile the text; mode="search": cut_for_search's words with their offsets."""
+        """(word, start, end) triples like jieba.tokenize (Token: .word, .start, .end).
+        mode="default": the words of cut(), whose offsets tile the text; mode="search":
+        cut_for_search's words with their offsets."""
         if mode not in ("default", "search"):
             hint = (f" (granularity is a keyword argument: tokenize(text, granularity={mode!r}))"
                     if mode in GRANULARITY_NAMES else "")

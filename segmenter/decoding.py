@@ -188,23 +188,23 @@ def best_words(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.n
 
 def _best_words_few(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """best_words for a few runs (FEW_RUNS): the same Viterbi, run by run in Python floats, where
-    each of best_words' lockstep steps costs four numpy calls for a handful of numbers. The same candidates in the same order (lengths 1, 2, ...), the first best kept (as
-    argmax keeps it: a NaN first of all), so the same words."""
+    each of best_words' lockstep steps costs four numpy calls for a handful of numbers. The same
+    candidates in the same order (lengths 1, 2, ...), the first best kept as argmax keeps it (a
+    NaN first of all; every candidate -inf: the first, a word of one character), so the same words."""
     runs, n, max_len = values.shape
     ends = np.zeros((runs, n), dtype=bool)
     for r, (gain, value, size) in enumerate(zip(gains.tolist(), values.tolist(), sizes.tolist())):
         best, back = [0.0], [0]  # best[p]: the best value of the run's first p characters as words
         for end in range(1, n + 1):
-            top, chosen = -math.inf, 0
+            top, chosen = -math.inf, 1
             for length in range(1, max_len + 1):
                 start = end - length
                 candidate = (best[start] if start >= 0 else -math.inf) + value[max(start, 0)][length - 1]
-                if candidate > top or candidate != candidate:  # NaN: argmax takes the first NaN
+                if candidate != candidate:
                     top, chosen = candidate, length
-                    if candidate != candidate:
-                        break
-            if chosen == 0:  # every candidate -inf: argmax takes the first, a word of one character
-                chosen = 1
+                    break
+                if candidate > top:
+                    top, chosen = candidate, length
             best.append(top + gain[end - 1])
             back.append(chosen)
         position = int(size)

@@ -427,11 +427,15 @@ class WordTable:
             upto = int(longer[k])  # those of more than k characters
             hashes[:upto] = _hash_step(hashes[:upto], codepoints[first[:upto] + k])
         for n in np.flatnonzero(counts).tolist():  # the lengths asked
-            values, missing = self._column(n, name)
             these = slice(int(longer[n]), int(longer[n]) + int(counts[n]))
-            slot, found = self._find(n, hashes[these])
-            out[pick[these]] = np.where(found, values[slot], missing) if len(values) else missing
+            out[pick[these]] = self._look_up(n, name, hashes[these])
         return out
+
+    def _look_up(self, n: int, name: str, hashes: np.ndarray) -> np.ndarray:
+        """Column `name` of the n-character strings with these hashes (its missing value where absent)."""
+        values, missing = self._column(n, name)
+        slot, found = self._find(n, hashes)
+        return np.where(found, values[slot], missing) if len(values) else np.full(len(hashes), missing)
 
     def _few_values_at(self, text: str, starts: np.ndarray, lengths: np.ndarray, wanted: np.ndarray, name: str,
                        out: np.ndarray) -> np.ndarray:
@@ -447,9 +451,7 @@ class WordTable:
             at.append(i)
             hashes.append(h)
         for n, (at, hashes) in by_length.items():
-            values, missing = self._column(n, name)
-            slot, found = self._find(n, np.array(hashes, dtype=np.uint64))
-            out[at] = np.where(found, values[slot], missing) if len(values) else missing
+            out[at] = self._look_up(n, name, np.array(hashes, dtype=np.uint64))
         return out
 
     # -- adaptation -------------------------------------------------------------------------
