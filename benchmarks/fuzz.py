@@ -40,7 +40,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import unicodedata
 from pathlib import Path
 

@@ -1,6 +1,6 @@
 """1+1 joins by the unigram model on six dev files: the grid that chose join2_logp and its bound.
 
-decoding.join_cohesive joins two single characters the heads cut when the raw text's counts
+word_joins.join_cohesive joins two single characters the heads cut when the raw text's counts
 say they belong together (join2); with join2_logp it also joins them where the table's unigram
 model has the pair e**join2_logp times likelier as one word than as its two characters and the
 heads' score of the cut is below join2_logp_below (对|方 之|一). This script scores the grid:

@@ -59,7 +59,8 @@ from functools import lru_cache
 import numpy as np
 
 from .levels import Rules
-from .rules import SEPARATOR, TABLE, Rule, Texts, is_on
+from .rule_texts import SEPARATOR, Texts
+from .rules import TABLE, Rule, is_on
 from .text import Run
 
 
@@ -94,7 +95,7 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
 
 def apply_to_texts(texts: Texts, ends: np.ndarray, conventions: Conventions, rules: Rules | str | float,
                    word_table=None, table: tuple[Rule, ...] = TABLE) -> np.ndarray:
-    """apply_conventions to a batch at once: `ends` are the batch's word ends in texts.text (rules.Texts:
+    """apply_conventions to a batch at once: `ends` are the batch's word ends in texts.text (rule_texts.Texts:
     Texts.join and Texts.split go from and to each text's), each rule runs once over them all. The
     words are each text's alone would get: no rule reaches across a separator."""
     if not isinstance(rules, Rules):

@@ -16,7 +16,7 @@ polynomial hash of its code points (collisions: ~1e-8 for a million keys), so n 
 
 `WordTable` is what ships beside a model (`ngrams.npz`, 26 MiB for the default's): for each length n, the
 sorted hashes of the n-grams seen at least `min_count` times and their autonomy (float16);
-and their counts (uint32: the decoder's cohesive pairs read them, decoding.join_cohesive);
+and their counts (uint32: the decoder's cohesive pairs read them, word_joins.join_cohesive);
 optionally a unigram word model over the same strings (float16 log p(w), fitted by EM on the
 raw text: train/unigram.py), which the decoder adds per word. Strings that were pruned or never
 seen get no autonomy (NaN): the decoder treats them as unknown (decoding.py), and the unigram
@@ -342,7 +342,7 @@ class WordTable:
 
     def counts_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Counts of the strings text[starts[i] : starts[i] + lengths[i]] (0 where not in the
-        table): only those are looked up, not every string of the text (decoding.join_cohesive)."""
+        table): only those are looked up, not every string of the text (word_joins.join_cohesive)."""
         return self._values_at(text, starts, lengths, "counts")
 
     def autonomy_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

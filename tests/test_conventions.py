@@ -12,7 +12,7 @@ from segmenter.conventions import apply_conventions, apply_to_texts
 from segmenter.dictionary import UserDictionary
 from segmenter.junctions import TextPlan
 from segmenter.levels import STANDARDS
-from segmenter.rules import Texts
+from segmenter.rule_texts import Texts
 from segmenter.text import split_runs
 from segmenter.wordstats import WordTable
 
@@ -343,7 +343,7 @@ def test_cli_conventions_flag():
     assert run_cli("-q", "--conventions", "pku", stdin=text).returncode == 2
 
 
-# -- the batch path: the rules run once over texts joined by rules.SEPARATOR ------------------------
+# -- the batch path: the rules run once over texts joined by rule_texts.SEPARATOR --------------------
 
 # what the rules read (numerals, powers, classifiers, units, surnames, suffixes, function words, marks),
 # digits of both widths, and what may sit at a text's edge (newlines, a ZWJ, marks, an emoji, a surrogate)

@@ -121,23 +121,23 @@ def test_rules_and_conventions_travel_to_workers():
 
 def test_membership_by_search_is_isin():
     """The rules ask which code points (or character pairs) are among a list by one search in the
-    sorted list (_among_sorted), not np.isin: the same answer, empty lists and astral code points too."""
-    from segmenter.rules import _among_sorted, _codes_of, _in
+    sorted list (rule_texts.among_sorted), not np.isin: the same answer, empty lists and astral code points too."""
+    from segmenter.rule_texts import among_sorted, codes_of, is_among
 
     rng = np.random.default_rng(0)
     for size in (0, 1, 7, 300):
         members = np.unique(rng.integers(0, 0x110000, size))
         values = np.concatenate([rng.integers(0, 0x110000, 50), members[:5], [0, 0x10FFFF]]).astype(np.int64)
-        assert (_among_sorted(values, members) == np.isin(values, members)).all()
+        assert (among_sorted(values, members) == np.isin(values, members)).all()
     codes = np.array([ord(c) for c in "就是他们𠀀了"], dtype=np.int64)
-    assert _in(codes, "了就𠀀就").tolist() == [True, False, False, False, True, True]
-    assert _codes_of("了就就").tolist() == sorted({ord("了"), ord("就")})
+    assert is_among(codes, "了就𠀀就").tolist() == [True, False, False, False, True, True]
+    assert codes_of("了就就").tolist() == sorted({ord("了"), ord("就")})
 
 
 def test_texts_having_finds_the_texts_that_hold_the_characters():
     """Texts.having: the texts of a batch holding one of the characters (then one of `then`);
     a text without any skips numpy, an empty list finds nothing."""
-    from segmenter.rules import Texts
+    from segmenter.rule_texts import Texts
     from segmenter.text import split_runs
 
     batch = ["第3届大会", "没有数字", "３月", "第一"]

@@ -4,7 +4,6 @@ import shutil
 
 import pytest
 
-import segmenter
 from segmenter import HeadProfile, ModelLoadError, Segmenter
 from segmenter.profile import PROFILE_FILE
 

@@ -12,7 +12,7 @@ from segmenter.train.calibration import fit_logistic, fit_mixture
 from segmenter.train.ngrams import BranchingEntropy
 from segmenter.train.selftrain import SelftrainConfig, sample_lines, selftrain
 
-from conftest import TINY_CHARS, make_tiny_model, planted_sentences
+from conftest import make_tiny_model, planted_sentences
 
 WORDS = ["中国", "人民", "发展", "经济", "我们", "社会", "工作", "问题", "的", "了", "在", "是", "和", "大", "新"]
 
