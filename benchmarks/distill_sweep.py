@@ -144,7 +144,7 @@ def main() -> None:
         minutes = f"{t['minutes']:.1f}" if t else "–"
         print(f"| `{folder}` | {c['num_hidden_layers']} × {c['hidden_size']} | {c['num_attention_heads']} | {r['window']} "
               f"| {r['macs'] / 1e6:.2f} | {r['mb']:.1f} | {f1} | {cps:,.0f} | {cpu:,.0f} | {cpu / jieba_cpu:.3f} | {trained} | {minutes} |")
-    print(f"| jieba 0.42 (HMM on) | – | – | – | – | – | " + " | ".join("–" for _ in names) + f" | {jieba_cps:,.0f} | {jieba_cpu:,.0f} | 1.000 | – | – |")
+    print("| jieba 0.42 (HMM on) | – | – | – | – | – | " + " | ".join("–" for _ in names) + f" | {jieba_cps:,.0f} | {jieba_cpu:,.0f} | 1.000 | – | – |")
     if args.note:
         print(f"\n{args.note}")
     print("\nTraining commands (from each student's segmenter_heads.json; the labels came from "

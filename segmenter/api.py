@@ -12,7 +12,6 @@ Data flow for a batch of texts (segment_batch = score_texts, then assemble):
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from .arguments import ENGINES, check_flag, check_positive_int, check_text, check_texts, check_window, resolve_device
 from .assembly import Token, assemble
 from .conventions import DEFAULT_CONVENTIONS, Conventions
 from .decoding import WordDecoding
@@ -31,53 +31,6 @@ from .processes import SegmenterProcesses
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
 from .text import HAN_SPAN_RE
-
-ENGINES = ("auto", "numpy", "torch", "onnx")
-_DEVICE = re.compile(r"(cpu|cuda|mps)(:\d+)?")
-
-
-def check_text(text, argument: str = "text") -> str:
-    if not isinstance(text, str):
-        raise TypeError(f"{argument} must be a str, got {type(text).__name__}")
-    return text
-
-
-def check_positive_int(value, argument: str, allow_none: bool = False) -> int | None:
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        expected = "a positive int" + (" or None" if allow_none else "")
-        raise ValueError(f"{argument} must be {expected}, got {value!r}")
-    return value
-
-
-def resolve_device(device) -> str:
-    """'cpu' (without importing torch), or a torch device name that is available here."""
-    name = str(device) if device is not None and type(device).__name__ == "device" else device
-    if name is None or name == "cpu":
-        return "cpu"
-    if not isinstance(name, str) or not _DEVICE.fullmatch(name):
-        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
-    if name.startswith("cpu"):
-        return "cpu"
-    import torch
-
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r} asked for, but CUDA is not available here; use device='cpu'")
-    if name.startswith("mps") and not torch.backends.mps.is_available():
-        raise ValueError(f"device {device!r} asked for, but MPS is not available here; use device='cpu'")
-    return name
-
-
-def check_window(window, overlap) -> None:
-    if not isinstance(window, int) or isinstance(window, bool) or window < 3:
-        raise ValueError(f"window must be an int >= 3 (characters per model window), got {window!r}")
-    if not isinstance(overlap, int) or isinstance(overlap, bool) or not 2 <= overlap < window:
-        raise ValueError(
-            f"overlap must be an int in [2, window) = [2, {window}), got {overlap!r}"
-            + (" (the default; pass a smaller overlap with a small window)" if overlap == DEFAULT_OVERLAP else "")
-        )
-
 
 def _load_word_table(decode: str, folder: Path, profile: HeadProfile):
     if decode == "threshold":
@@ -237,7 +190,7 @@ class Segmenter:
     def score_texts(self, texts: list[str], batch_size=None, show_progress=None) -> list[TextPlan]:
         """The scores behind the words: a TextPlan per text, with plan.junctions (the model
         positions between two Han characters) and plan.scores, (profile heads, junctions)."""
-        texts = self._check_texts(texts)
+        texts = check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
         return _score_texts(self.reader, texts, self.window, self.overlap, batch_size or self.batch_size, show_progress)
 
@@ -277,7 +230,7 @@ class Segmenter:
 
     def _batch(self, texts, granularity, batch_size, show_progress, words_only: bool = False):
         """tokenize_batch, or (words_only) segment_batch without a Token per word."""
-        texts = self._check_texts(texts)
+        texts = check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
         level = self.granularity if granularity is None else granularity
         from .cores import in_worker_thread, text_chunks
@@ -368,8 +321,8 @@ class Segmenter:
     def cut(self, sentence: str, cut_all=False, HMM=True, *, granularity=None) -> Iterator[str]:
         """Words of `sentence` (they tile it); cut_all=True: jieba's full mode, every candidate
         word of the granularity levels, overlapping (see full_tokens)."""
-        _check_flag(cut_all, "cut_all", "cut(text, granularity='fine')")
-        _check_flag(HMM, "HMM", "cut(text, granularity='coarse')")
+        check_flag(cut_all, "cut_all", "cut(text, granularity='fine')")
+        check_flag(HMM, "HMM", "cut(text, granularity='coarse')")
         if cut_all:
             tokens = self.full_tokens(sentence, granularity=granularity)
         else:
@@ -382,7 +335,7 @@ class Segmenter:
     def cut_for_search(self, sentence: str, HMM=True, *, granularity=None) -> Iterator[str]:
         """jieba's search mode: each word of cut(), preceded by its sub-words of two characters
         or more from the finer levels (shortest first, then left to right)."""
-        _check_flag(HMM, "HMM", "cut_for_search(text, granularity='coarse')")
+        check_flag(HMM, "HMM", "cut_for_search(text, granularity='coarse')")
         return iter([w for w, _, _ in self.tokenize(sentence, mode="search", granularity=granularity)])
 
     def lcut_for_search(self, sentence: str, HMM=True, *, granularity=None) -> list[str]:
@@ -397,7 +350,7 @@ class Segmenter:
             hint = (f" (granularity is a keyword argument: tokenize(text, granularity={mode!r}))"
                     if mode in GRANULARITY_NAMES else "")
             raise ValueError(f"mode must be 'default' or 'search', got {mode!r}{hint}")
-        _check_flag(HMM, "HMM", "tokenize(text, granularity='coarse')")
+        check_flag(HMM, "HMM", "tokenize(text, granularity='coarse')")
         if mode == "default":
             return self.tokenize_batch([check_text(unicode_sentence)], granularity, show_progress=False)[0]
         level = self.granularity if granularity is None else granularity_value(granularity)
@@ -477,19 +430,6 @@ class Segmenter:
         the dictionary as it was. Returns the number of lines read."""
         return self.user_dictionary.load(f)
 
-    @staticmethod
-    def _check_texts(texts) -> list[str]:
-        if isinstance(texts, (str, bytes)):
-            raise TypeError("texts must be a list of str (for one text, use segment(text))")
-        try:
-            texts = list(texts)
-        except TypeError:
-            raise TypeError(f"texts must be an iterable of str, got {type(texts).__name__}") from None
-        for i, text in enumerate(texts):
-            check_text(text, f"texts[{i}]")
-        return texts
-
-
 def _nest(coarse: list[Token], fine: list[Token]):
     """(coarse token, the fine tokens inside it) for each coarse token; both sorted by start."""
     k = 0
@@ -501,8 +441,3 @@ def _nest(coarse: list[Token], fine: list[Token]):
             parts.append(fine[k])
             k += 1
         yield token, parts
-
-
-def _check_flag(value, argument: str, hint: str) -> None:
-    if not isinstance(value, (bool, int)):
-        raise TypeError(f"{argument} must be True or False, got {value!r} (granularity is a keyword argument: {hint})")

@@ -324,7 +324,8 @@ def run(args: argparse.Namespace) -> int:
 
     from concurrent.futures.process import BrokenProcessPool
 
-    from ..api import Segmenter, resolve_device
+    from ..api import Segmenter
+    from ..arguments import resolve_device
     from ..conventions import Conventions
     from ..lines import write_pieces
     from ..model import ModelLoadError, resolve_model_folder

@@ -54,6 +54,7 @@ from .pretrain_model import (
     resolve_precision,
     to_device,
 )
+from ..arguments import resolve_device
 from ..profile import HeadProfile
 from ..vocab import CharVocab
 
@@ -67,8 +68,6 @@ class Trainer:
     """One sitting of a run: set up (fresh or resumed), take steps, evaluate, checkpoint."""
 
     def __init__(self, config: PretrainConfig, sitting: Sitting):
-        from ..api import resolve_device
-
         self.started = time.time()
         config = replace(config, corpus=[str(Path(p).resolve()) for p in config.corpus])
         config.check()

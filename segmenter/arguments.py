@@ -1,0 +1,72 @@
+"""Checks of the public API's arguments (api.py, the command line): each bad value raises at once,
+naming the argument and what was expected, never a traceback from deep inside an engine."""
+from __future__ import annotations
+
+import re
+
+from .windows import OVERLAP as DEFAULT_OVERLAP
+
+ENGINES = ("auto", "numpy", "torch", "onnx")
+_DEVICE = re.compile(r"(cpu|cuda|mps)(:\d+)?")
+
+
+def check_text(text, argument: str = "text") -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{argument} must be a str, got {type(text).__name__}")
+    return text
+
+
+def check_texts(texts) -> list[str]:
+    """A batch: a list (or any iterable) of str, not one str; each item named in the error."""
+    if isinstance(texts, (str, bytes)):
+        raise TypeError("texts must be a list of str (for one text, use segment(text))")
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise TypeError(f"texts must be an iterable of str, got {type(texts).__name__}") from None
+    for i, text in enumerate(texts):
+        check_text(text, f"texts[{i}]")
+    return texts
+
+
+def check_positive_int(value, argument: str, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        expected = "a positive int" + (" or None" if allow_none else "")
+        raise ValueError(f"{argument} must be {expected}, got {value!r}")
+    return value
+
+
+def resolve_device(device) -> str:
+    """'cpu' (without importing torch), or a torch device name that is available here."""
+    name = str(device) if device is not None and type(device).__name__ == "device" else device
+    if name is None or name == "cpu":
+        return "cpu"
+    if not isinstance(name, str) or not _DEVICE.fullmatch(name):
+        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
+    if name.startswith("cpu"):
+        return "cpu"
+    import torch
+
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but CUDA is not available here; use device='cpu'")
+    if name.startswith("mps") and not torch.backends.mps.is_available():
+        raise ValueError(f"device {device!r} asked for, but MPS is not available here; use device='cpu'")
+    return name
+
+
+def check_window(window, overlap) -> None:
+    """A window of 3+ characters and an overlap in [2, window): what windows.py can lay out."""
+    if not isinstance(window, int) or isinstance(window, bool) or window < 3:
+        raise ValueError(f"window must be an int >= 3 (characters per model window), got {window!r}")
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or not 2 <= overlap < window:
+        raise ValueError(
+            f"overlap must be an int in [2, window) = [2, {window}), got {overlap!r}"
+            + (" (the default; pass a smaller overlap with a small window)" if overlap == DEFAULT_OVERLAP else "")
+        )
+
+
+def check_flag(value, argument: str, hint: str) -> None:
+    if not isinstance(value, (bool, int)):
+        raise TypeError(f"{argument} must be True or False, got {value!r} (granularity is a keyword argument: {hint})")
