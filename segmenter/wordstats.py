@@ -30,9 +30,9 @@ from typing import Iterable
 
 import numpy as np
 
-from .corpus import iter_raw_lines
-from .hashindex import KeyIndex
-from .text import code_points, han_mask
+from .hashindex import HASH_MASK, MULTIPLIER_INT, KeyIndex, find_keys, hash_step
+from .ngram_counting import count_ngrams
+from .text import code_points
 
 TABLE_FILE = "ngrams.npz"
 # A model folder may read another folder's table instead of holding a copy: its head profile's
@@ -40,11 +40,8 @@ TABLE_FILE = "ngrams.npz"
 # `accurate` model reads the default's, so the package holds one copy of the 26 MiB table.
 TABLE_REFERENCE = "word_table"
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
-SORTED_QUERIES = 4096  # find_keys sorts a batch of at least this many queries first
 INDEX_QUERIES = 512  # a lookup of this many queries or more goes through the length's KeyIndex (hashindex.py)
 INDEXED_QUERIES = 16  # ... and of this many, once the indexes are built (a binary search: ~20 cache misses a query)
-_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: h <- h * M + codepoint (mod 2**64)
-_MULTIPLIER_INT, _HASH_MASK = int(_MULTIPLIER), 2**64 - 1  # the same hash in Python integers (_few_values_at)
 FEW_QUERIES = 32  # _values_at of this many strings or fewer hashes them in Python (crossover ~40 here)
 
 
@@ -71,64 +68,6 @@ def standalone_table(folder: Path, runtime: dict, out: Path) -> dict:
         return runtime
     shutil.copy2(table, out / TABLE_FILE)
     return {key: value for key, value in runtime.items() if key != TABLE_REFERENCE}
-
-
-def grouped_entropy(keys: np.ndarray, counts: np.ndarray, grams: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
-    """Entropy of the neighbour distribution of each n-gram: H = log T - sum(c log c) / T.
-
-    keys/counts: the sorted distinct grams and their counts; grams/neighbours: one entry per
-    occurrence. The (gram, neighbour) pairs are sorted, not coded as gram * base + neighbour:
-    that code overflows int64 for 4-grams once the text has more than 6,131 characters.
-    Shared with the training-time tables (train/ngrams.py)."""
-    order = np.lexsort((neighbours, grams))
-    g, nb = grams[order], neighbours[order]
-    starts = np.flatnonzero(np.concatenate([[True], (g[1:] != g[:-1]) | (nb[1:] != nb[:-1])]))
-    pair_counts = np.diff(np.append(starts, len(g)))
-    c_log_c = np.zeros(len(keys))
-    np.add.at(c_log_c, np.searchsorted(keys, g[starts]), pair_counts * np.log(pair_counts))
-    return np.log(counts) - c_log_c / counts
-
-
-def _hash_step(hashes: np.ndarray, codepoints: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):  # wrapping is the point of the hash
-        return hashes * _MULTIPLIER + codepoints.astype(np.uint64)
-
-
-def find_keys(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The slot of each query hash in the sorted `keys`, and whether it is there."""
-    if not len(keys):
-        return np.zeros(len(queries), dtype=np.int64), np.zeros(len(queries), dtype=bool)
-    if len(queries) >= SORTED_QUERIES:
-        # Sorted queries walk the table in order (searchsorted starts each search where the last
-        # ended, and the cache holds that part of the table): ~3x faster for a batch's strings
-        # against a million keys, the same slots.
-        order = np.argsort(queries)  # equal queries get equal slots: any order of ties serves
-        slot = np.empty(len(queries), dtype=np.int64)
-        slot[order] = np.searchsorted(keys, queries[order])
-    else:
-        slot = np.searchsorted(keys, queries)
-    slot = np.minimum(slot, len(keys) - 1)
-    return slot, keys[slot] == queries
-
-
-def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray, missing=np.nan) -> np.ndarray:
-    slot, found = find_keys(keys, queries)
-    return np.where(found, values[slot], missing) if len(keys) else np.full(len(queries), missing)
-
-
-def sample_raw_lines(paths: list[str | Path], chars: list[int | None]) -> list[str]:
-    """The first lines of each raw file up to its character budget (None: the whole file)."""
-    if len(chars) != len(paths):
-        raise ValueError(f"give one character budget per raw file: {len(paths)} files, {len(chars)} budgets")
-    lines = []
-    for path, budget in zip(paths, chars):
-        used = 0
-        for line in iter_raw_lines([path]):
-            lines.append(line)
-            used += len(line)
-            if budget is not None and used >= budget:
-                break
-    return lines
 
 
 class WordTable:
@@ -159,51 +98,13 @@ class WordTable:
     # -- building ---------------------------------------------------------------------------
     @classmethod
     def from_texts(cls, texts: Iterable[str], max_n: int = 6, min_count: int = 5) -> "WordTable":
-        """Count the n-grams (n <= max_n) of Han characters in raw lines; keep those seen
-        `min_count` times or more. Autonomy z-scores are taken over all types, before pruning."""
+        """Count the n-grams (n <= max_n) of Han characters in raw lines (ngram_counting.py); keep
+        those seen `min_count` times or more. Autonomy z-scores are taken over all types, before pruning."""
         if not isinstance(max_n, int) or max_n < 1:
             raise ValueError(f"max_n must be an int >= 1, got {max_n!r}")
         if not isinstance(min_count, int) or min_count < 1:
             raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
-        codepoints = code_points("\n".join(texts))
-        symbols = np.where(han_mask(codepoints), codepoints, 0)  # 0: any non-Han character
-        total = len(symbols)
-        tables, previous = {}, None  # previous: (keys, H_r, H_l, per-position hashes) of n - 1
-        hashes = np.zeros(total, dtype=np.uint64)
-        valid = np.ones(total, dtype=bool)
-        chars = int((symbols > 0).sum())
-        for n in range(1, max_n + 1):
-            length = total - n + 1
-            if length <= 0:
-                break
-            # hashes[p] = hash of symbols[p:p+n]; valid[p] when all of them are Han
-            prefix_hashes = hashes[:length]
-            hashes = _hash_step(prefix_hashes, symbols[n - 1 :])
-            valid = valid[:length] & (symbols[n - 1 :] > 0)
-            positions = np.flatnonzero(valid)
-            if not len(positions):
-                break
-            after = np.where(positions + n < total, symbols[np.minimum(positions + n, total - 1)], 0)
-            before = np.where(positions > 0, symbols[np.maximum(positions - 1, 0)], 0)
-            grams = hashes[positions]
-            keys, first, counts = np.unique(grams, return_index=True, return_counts=True)
-            right = grouped_entropy(keys, counts, grams, after)
-            left_sorted = grouped_entropy(keys, counts, grams, before)
-            where = positions[first]  # one occurrence of each type
-            if n == 1:  # the variation from the empty string: the entropy of any character
-                p = counts / counts.sum()
-                d_right = right + (p * np.log(p)).sum()
-                d_left = left_sorted + (p * np.log(p)).sum()
-            else:
-                pkeys, pright, pleft, phashes = previous
-                d_right = right - _lookup(pkeys, pright, phashes[where])  # x minus its last char
-                d_left = left_sorted - _lookup(pkeys, pleft, phashes[where + 1])  # x minus its first
-            autonomy = ((d_right - d_right.mean()) / (d_right.std() + 1e-6)
-                        + (d_left - d_left.mean()) / (d_left.std() + 1e-6))
-            keep = counts >= min_count
-            tables[n] = (keys[keep], autonomy[keep].astype(np.float16),
-                         np.minimum(counts[keep], 2**32 - 1).astype(np.uint32))
-            previous = (keys, right, left_sorted, hashes)
+        tables, chars = count_ngrams(texts, max_n, min_count)
         return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max_n})
 
     # -- persistence ------------------------------------------------------------------------
@@ -332,7 +233,7 @@ class WordTable:
         outs = [np.full((len(run), max_len), self._column(1, name)[1]) for name in columns]
         hashes = np.zeros(len(run), dtype=np.uint64)
         for n in range(1, min(max_len, self.max_n, len(run)) + 1):
-            hashes = _hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
+            hashes = hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
             at = slice(len(hashes)) if room is None else np.flatnonzero(room[: len(hashes)] >= n)
             slot, found = self._find(n, hashes[at])  # one search serves every column
             for out, name in zip(outs, columns):
@@ -425,7 +326,7 @@ class WordTable:
         hashes = np.zeros(len(pick), dtype=np.uint64)
         for k in range(int(size[0])):
             upto = int(longer[k])  # those of more than k characters
-            hashes[:upto] = _hash_step(hashes[:upto], codepoints[first[:upto] + k])
+            hashes[:upto] = hash_step(hashes[:upto], codepoints[first[:upto] + k])
         for n in np.flatnonzero(counts).tolist():  # the lengths asked
             these = slice(int(longer[n]), int(longer[n]) + int(counts[n]))
             out[pick[these]] = self._look_up(n, name, hashes[these])
@@ -446,7 +347,7 @@ class WordTable:
         for i, start, length in zip(np.flatnonzero(wanted).tolist(), starts[wanted].tolist(), lengths[wanted].tolist()):
             h = 0
             for char in text[start : start + length]:
-                h = (h * _MULTIPLIER_INT + ord(char)) & _HASH_MASK
+                h = (h * MULTIPLIER_INT + ord(char)) & HASH_MASK
             at, hashes = by_length.setdefault(length, ([], []))
             at.append(i)
             hashes.append(h)

@@ -12,7 +12,8 @@ import pytest
 from segmenter.decoding import WordDecoding, best_words, cut_junctions
 from segmenter.junctions import TextPlan
 from segmenter.train.ngrams import BranchingEntropy
-from segmenter.wordstats import FEW_QUERIES, WordTable, sample_raw_lines
+from segmenter.ngram_counting import sample_raw_lines
+from segmenter.wordstats import FEW_QUERIES, WordTable
 
 # A toy raw text: 共和国 and 办公室 are units in many contexts; 我们 and 的 are everywhere.
 TOY = [
@@ -366,8 +367,7 @@ def test_long_words_join_where_the_raw_text_never_breaks_them():
 def test_key_index_finds_what_the_binary_search_finds():
     """hashindex.KeyIndex: the sorted position of every key that is there, found=False for the
     others; keys that share a home slot (a tiny table forces many) all stay findable."""
-    from segmenter import wordstats
-    from segmenter.hashindex import KeyIndex
+    from segmenter.hashindex import KeyIndex, find_keys
 
     rng = np.random.default_rng(1)
     for size in (1, 7, 5000):
@@ -375,18 +375,18 @@ def test_key_index_finds_what_the_binary_search_finds():
         keys = np.unique(np.concatenate([rng.integers(0, 2**63, size).astype(np.uint64), edges]))
         queries = np.concatenate([keys, rng.integers(0, 2**63, 300).astype(np.uint64), keys[::3]])
         slot, found = KeyIndex(keys).find(queries)
-        expected_slot, expected = wordstats.find_keys(keys, queries)
+        expected_slot, expected = find_keys(keys, queries)
         assert np.array_equal(found, expected) and np.array_equal(slot[found], expected_slot[found])
         assert found[: len(keys)].all() and not slot[~found].any()
 
 
 def test_find_keys_gives_the_same_slots_for_a_large_batch_of_queries():
-    from segmenter import wordstats
+    from segmenter.hashindex import SORTED_QUERIES, find_keys
 
     rng = np.random.default_rng(0)
     keys = np.unique(rng.integers(0, 2**63, 5000).astype(np.uint64))
-    queries = np.concatenate([rng.choice(keys, wordstats.SORTED_QUERIES), rng.integers(0, 2**63, 100).astype(np.uint64)])
-    slot, found = wordstats.find_keys(keys, queries)  # sorted first: at least SORTED_QUERIES
+    queries = np.concatenate([rng.choice(keys, SORTED_QUERIES), rng.integers(0, 2**63, 100).astype(np.uint64)])
+    slot, found = find_keys(keys, queries)  # sorted first: at least SORTED_QUERIES
     plain = np.minimum(np.searchsorted(keys, queries), len(keys) - 1)
     assert np.array_equal(slot, plain) and np.array_equal(found, keys[plain] == queries)
-    assert found[: wordstats.SORTED_QUERIES].all()
+    assert found[:SORTED_QUERIES].all()

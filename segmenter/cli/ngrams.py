@@ -43,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..train.rare_strings import RARE_AUTONOMY, RARE_COUNT, with_rare_strings
-    from ..wordstats import WordTable, sample_raw_lines
+    from ..ngram_counting import sample_raw_lines
+    from ..wordstats import WordTable
 
     check_raw(args.raw)
     chars = args.chars or [None]

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..decoding import WordDecoding
 from ..text import code_points, han_mask
-from ..wordstats import WordTable, _hash_step
+from ..hashindex import hash_step
+from ..wordstats import WordTable
 
 # A new string that the same Han character follows (or precedes) in this share of its occurrences
 # is a fragment and is not added. Dev, six files adapted to their own text: 0.7 to 0.9 within
@@ -50,7 +51,7 @@ def new_string_occurrences(shipped: WordTable, domain: WordTable, text: str):
     hashes = np.zeros(len(codepoints), dtype=np.uint64)
     valid = np.ones(len(codepoints), dtype=bool)
     for n in range(1, domain.max_n + 1):
-        hashes = _hash_step(hashes[: len(codepoints) - n + 1], codepoints[n - 1 :])
+        hashes = hash_step(hashes[: len(codepoints) - n + 1], codepoints[n - 1 :])
         valid = valid[: len(hashes)] & han[n - 1 :]
         if not len(hashes):
             break

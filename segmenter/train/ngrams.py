@@ -21,7 +21,7 @@ from typing import Iterable
 import numpy as np
 
 from ..text import code_points, han_mask
-from ..wordstats import grouped_entropy
+from ..ngram_counting import grouped_entropy
 
 
 class BranchingEntropy:

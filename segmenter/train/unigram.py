@@ -28,7 +28,8 @@ from typing import Iterable
 import numpy as np
 
 from ..text import HAN_SPAN_RE, code_points
-from ..wordstats import UNIGRAM_FLOOR as FLOOR_COUNT, WordTable, _hash_step, find_keys
+from ..hashindex import find_keys, hash_step
+from ..wordstats import UNIGRAM_FLOOR as FLOOR_COUNT, WordTable
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ def table_rows(table: WordTable, text: str, max_len: int) -> np.ndarray:
     offset = 0
     for n in range(1, min(max_len, len(text)) + 1):
         keys = table.tables[n][0] if n in table.tables else np.zeros(0, np.uint64)
-        hashes = _hash_step(hashes[: len(text) - n + 1], codepoints[n - 1 :])
+        hashes = hash_step(hashes[: len(text) - n + 1], codepoints[n - 1 :])
         slot, found = find_keys(keys, hashes)
         rows[: len(hashes), n - 1] = np.where(found, slot + offset, -1)
         offset += len(keys)
