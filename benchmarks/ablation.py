@@ -51,7 +51,7 @@ CACHE = ROOT / "runs" / "ablation"
 
 def raw_sample() -> list[str]:
     """The bounded raw sample: the first lines of each raw file up to its character budget."""
-    from segmenter.wordstats import sample_raw_lines
+    from segmenter.ngram_counting import sample_raw_lines
 
     return sample_raw_lines([path for path, _ in RAW], [budget for _, budget in RAW])
 

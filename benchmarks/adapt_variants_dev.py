@@ -38,7 +38,8 @@ from segmenter.api import Segmenter  # noqa: E402
 from segmenter.rules import TABLE  # noqa: E402
 from segmenter.train import adapt, new_strings  # noqa: E402
 from segmenter.train.unigram import fit_unigram  # noqa: E402
-from segmenter.wordstats import WordTable, find_keys  # noqa: E402
+from segmenter.hashindex import find_keys  # noqa: E402
+from segmenter.wordstats import WordTable  # noqa: E402
 
 MIN_COUNTS = (2, 3, 5, 8)
 PRIOR_WEIGHTS = (1, 16, 256)  # tau: the prior's pseudo-words per word of the domain text

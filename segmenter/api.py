@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from .arguments import ENGINES, check_flag, check_positive_int, check_text, check_texts, check_window, resolve_device
+from .arguments import check_engine, check_flag, check_positive_int, check_text, check_texts, check_window, resolve_device
 from .assembly import Token, assemble
 from .conventions import DEFAULT_CONVENTIONS, Conventions
 from .decoding import WordDecoding
@@ -31,6 +31,7 @@ from .processes import SegmenterProcesses
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
 from .text import HAN_SPAN_RE
+
 
 def _load_word_table(decode: str, folder: Path, profile: HeadProfile):
     if decode == "threshold":
@@ -108,8 +109,7 @@ class Segmenter:
         if not isinstance(processes, bool):
             raise TypeError(f"processes must be True (helper processes for large batches) or False, got {processes!r}")
         check_positive_int(num_threads, "num_threads", allow_none=True)
-        if engine not in ENGINES:
-            raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+        check_engine(engine)
         if conventions is not None and not isinstance(conventions, Conventions):
             raise TypeError("conventions must be a segmenter.Conventions or None (no rules), "
                             f"got {type(conventions).__name__}")
@@ -429,6 +429,7 @@ class Segmenter:
         line. All or nothing: a bad line raises ValueError naming the file and line, and leaves
         the dictionary as it was. Returns the number of lines read."""
         return self.user_dictionary.load(f)
+
 
 def _nest(coarse: list[Token], fine: list[Token]):
     """(coarse token, the fine tokens inside it) for each coarse token; both sorted by start."""

@@ -1,5 +1,6 @@
-"""Checks of the public API's arguments (api.py, the command line): each bad value raises at once,
-naming the argument and what was expected, never a traceback from deep inside an engine."""
+"""Checks of the public API's arguments (api.py; the command line and the training loop use them
+too): each bad value raises at once, naming the argument and what was expected, never a traceback
+from deep inside an engine."""
 from __future__ import annotations
 
 import re
@@ -27,6 +28,12 @@ def check_texts(texts) -> list[str]:
     for i, text in enumerate(texts):
         check_text(text, f"texts[{i}]")
     return texts
+
+
+def check_engine(engine) -> str:
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    return engine
 
 
 def check_positive_int(value, argument: str, allow_none: bool = False) -> int | None:

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .junctions import TextPlan
-from .word_joins import join_cohesive, join_long_words, join_units, run_characters
+from .junctions import TextPlan, run_characters
+from .word_joins import join_cohesive, join_long_words, join_units
 from .wordstats import WordTable
 
 

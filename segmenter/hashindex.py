@@ -5,7 +5,7 @@ query sits, in one or two probes.
 The word table (wordstats.WordTable) keeps, per string length, sorted uint64 hashes. A
 binary search (np.searchsorted) over half a million of them costs ~20 dependent reads a query,
 most of them cache misses once the 4 MB array is out of the core's cache: in calls of 4 k
-characters the decoder's lookups took 13-18% of a `fast` segmentation. This index maps a
+characters the decoder's lookups took 13-18% of a `fast` segmentation. KeyIndex maps a
 query's mixed hash to a slot of a table twice the keys' size (int32 positions into the sorted
 keys, -1 empty) and walks forward from there (linear probing): at half load, ~1.5 probes a hit
 and ~2.5 a miss, all queries of a call at once in numpy. It answers what find_keys (below)

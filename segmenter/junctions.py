@@ -163,3 +163,9 @@ def ranks_in_groups(sizes: np.ndarray) -> np.ndarray:
     """0, 1, ..., sizes[0] - 1, 0, 1, ..., sizes[1] - 1, ...: each item's rank within its group
     of consecutive items (groups of `sizes` items, in order)."""
     return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+
+
+def run_characters(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every character of runs of `sizes` characters, in order: its run and its index inside it."""
+    run_of = np.repeat(np.arange(len(sizes)), sizes)
+    return run_of, ranks_in_groups(sizes)

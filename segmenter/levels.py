@@ -2,7 +2,7 @@
 
 Two knobs:
   - a **standard** (`Standard`, by name: "general", "pku", "msr", "ud") says how words are
-    written: the conventions (conventions.py), the word decoder's joins (decoding.py), and the
+    written: the conventions (conventions.py), the word decoder's joins (rules.TABLE's decoder rows), and the
     threshold on the heads' combined score, as a level of the model's profile (profile.py: the
     thresholds it was calibrated with at fine 0, default 0.5 and coarse 1, interpolated);
   - a **granularity** ("fine" 0, "default" 0.5, "coarse" 1, or a number in [0, 1]) moves that

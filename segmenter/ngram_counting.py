@@ -22,6 +22,10 @@ def count_ngrams(texts: Iterable[str], max_n: int, min_count: int) -> tuple[dict
     """({n: (sorted uint64 keys, float16 autonomy, uint32 counts)} of the n-grams (n <= max_n)
     seen `min_count` times or more in the lines, the Han characters counted). Autonomy z-scores
     are taken over all types of a length, before pruning."""
+    if not isinstance(max_n, int) or max_n < 1:
+        raise ValueError(f"max_n must be an int >= 1, got {max_n!r}")
+    if not isinstance(min_count, int) or min_count < 1:
+        raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
     codepoints = code_points("\n".join(texts))
     symbols = np.where(han_mask(codepoints), codepoints, 0)  # 0: any non-Han character
     total = len(symbols)

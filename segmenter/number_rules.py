@@ -152,6 +152,7 @@ def join_han_numbers(texts, ends, c, on, word_table):
     inner = np.repeat(spans[:, 0] + 1 - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
     return without_ends(ends, inner) if len(inner) else ends
 
+
 def split_counts(texts, ends, c, counts, word_table):
     """A word of a numeral (one or two characters) and a classifier splits before the
     classifier where the standard of `counts` writes them apart (_count_apart); 这一, 另一 and 每一
@@ -190,6 +191,7 @@ def _is_ordinal(numeral: str, c) -> bool:
     """第 and Han numerals (第一, 第十五): MSR writes 第一次 whole, PKU and UD 第一 次."""
     digits = getattr(c, "han_digits", "") + getattr(c, "han_powers", "")  # join_han_numbers' lists
     return len(numeral) >= 2 and numeral[0] == "第" and all(ch in digits for ch in numeral[1:])
+
 
 @lru_cache(maxsize=16)
 def _han_number_pattern(digits: str, powers: str, percent: str = "") -> re.Pattern:

@@ -72,7 +72,7 @@ class WorkerSpec:
     num_threads: int | None = None
     # The parent's user dictionary (add_word / load_userdict), so workers cut the same words.
     user_dictionary: object | None = None
-    engine: str = "auto"  # api.ENGINES; a segmenter's own is passed on, so workers run the same one
+    engine: str = "auto"  # arguments.ENGINES; a segmenter's own is passed on, so workers run the same one
     decode: str | None = None  # the parent's decoder (api.py; None: the profile's), so workers cut the same words
     conventions: object | None = DEFAULT_CONVENTIONS  # the parent's conventions (None: off), likewise
     word_decoding: object | None = None  # the parent's decoder weights (None: the defaults)

@@ -1,12 +1,13 @@
-"""What the rules of rules.py run over: a batch of texts joined into one (`Texts`), and the set
-operations on its sorted word ends that every rule uses.
+"""What the rules of rules.py run over: a batch of texts joined into one (`Texts`), and the helpers
+the rules draw on.
 
 A rule (a convention: number_rules.py, word_rules.py) takes (texts, ends, conventions, setting,
 word_table) and returns the ends. `ends` is a sorted int64 array of word ends in the joined text, so
-one regex pass and one word-table lookup serve a whole batch. The helpers below answer the
-questions a rule asks of that array (which code points are among a list, add or drop ends, where
-words start) with one binary search each, not np.isin's sorts: a one-sentence `lcut` asks them a
-dozen times.
+one regex pass and one word-table lookup serve a whole batch. The helpers: which code points are
+among a character list (is_among, among_sorted: one binary search, not np.isin's sorts, which a
+one-sentence `lcut` would pay a dozen times), adding and dropping sorted ends (with_ends,
+without_ends), where words start (word_starts, starts_word), and a rule's first test of a text
+before numpy (any_of).
 """
 from __future__ import annotations
 

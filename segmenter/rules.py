@@ -3,12 +3,12 @@
 Two kinds of rule, both decisions of a standard that no head can learn (conventions.py says why):
   - a **convention** moves word ends inside the words the decoder chose (１９９７|年 -> １９９７年);
     its function takes (texts, ends, conventions, setting, word_table) and returns the ends: texts
-    (rule_texts.Texts) is one or many texts joined by SEPARATOR, ends the sorted word ends of the
-    joined text, so that a rule runs once over a whole batch (one regex pass, one word-table lookup);
+    (rule_texts.Texts) is one or many texts joined by rule_texts.SEPARATOR, ends the sorted word
+    ends of the joined text, so that a rule runs once over a whole batch (one regex pass, one word-table lookup);
   - a **decoder join** sets an option of the word decoder (decoding.WordDecoding) before it runs;
     its function takes (decoding, setting) and returns the decoding.
-The functions live by what they read: number_rules.py (numbers, units, counts), word_rules.py (the
-words themselves, and the decoder joins); this file holds what says when each one runs.
+The conventions live by what they read: number_rules.py (numbers, units, counts), word_rules.py
+(the words themselves); the decoder joins, three setters, are below; this file says when each runs.
 A row (`Rule`) is a rule's name, what it does, that function, the character lists and thresholds
 it reads (its `params`: together they are the fields of conventions.Conventions) and its setting
 in each named standard: False (off), True or a value (on, with that value). A standard
@@ -23,12 +23,12 @@ The order matters where two rules touch the same words: a surname splits before 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .number_rules import (join_dates, join_digit_measures, join_han_numbers, join_list_numbers, join_ordinal_digits,
                            number_units, split_counts)
-from .word_rules import (join3_logp, join_coarse_suffixes, join_long, join_suffixes, pair_joins, split_coverbs,
-                         split_function_words, split_marks, split_surnames)
+from .word_rules import (join_coarse_suffixes, join_suffixes, split_coverbs, split_function_words, split_marks,
+                         split_surnames)
 
 STANDARD_NAMES = ("pku", "msr", "ud", "general")  # the named standards (levels.STANDARDS), each row's `at`
 COUNT_STANDARDS = ("fine", "default", "coarse")  # how a standard writes counts: UD's, PKU's, MSR's
@@ -53,6 +53,26 @@ class Rule:
 
 def is_on(setting) -> bool:
     return setting is not False and setting is not None
+
+
+# --- decoder joins: (decoding, setting) -> decoding ------------------------------------------------
+
+def pair_joins(decoding, on):
+    """Off: the decoder joins no cohesive 2+1, 1+2 or 2+2 pair (word_joins.join_cohesive), 1+1 still."""
+    return decoding if on else replace(decoding, join3=None, join4=None)
+
+
+def join3_logp(decoding, logp):
+    """A number: 2+1 pairs also join where the unigram model has the word e**logp times likelier
+    than its two words, unless the decoder was given a join3_logp of its own."""
+    return replace(decoding, join3_logp=logp) if logp is not None and decoding.join3_logp is None else decoding
+
+
+def join_long(decoding, share):
+    """A number: two decoded words of 2+ characters each, 5+ together, join where the string
+    around their junction is that share of both sides' occurrences (word_joins.join_long_words),
+    unless the decoder was given a join_long of its own."""
+    return replace(decoding, join_long=share) if share is not None and decoding.join_long is None else decoding
 
 
 def _at(general, pku, msr, ud) -> dict:

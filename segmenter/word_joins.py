@@ -17,17 +17,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .junctions import ranks_in_groups
+from .junctions import ranks_in_groups, run_characters
 from .wordstats import WordTable
 
 if TYPE_CHECKING:  # for annotations only: decoding.py imports this module
     from .decoding import WordDecoding
-
-
-def run_characters(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every character of runs of `sizes` characters, in order: its run and its index inside it."""
-    run_of = np.repeat(np.arange(len(sizes)), sizes)
-    return run_of, ranks_in_groups(sizes)
 
 
 def _decoded_words(cut: np.ndarray, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray):

@@ -1,14 +1,12 @@
-"""The rules of rules.TABLE that move word ends by the words themselves, not by numbers:
-surnames, suffixes, repeated marks, function words and coverbs (conventions: (texts, ends,
-conventions, setting, word_table) -> ends, rule_texts.py), and the decoder joins ((decoding,
-setting) -> decoding: options of decoding.WordDecoding set before it runs).
+"""The conventions of rules.TABLE that move word ends by the words themselves, not by numbers:
+surnames, suffixes, repeated marks, function words and coverbs ((texts, ends, conventions,
+setting, word_table) -> ends, rule_texts.py).
 
 Each function's docstring says what it does; which standard applies it, with which character lists
 and thresholds, is its row of rules.TABLE, and why is in the comments there.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 
 import numpy as np
 
@@ -73,6 +71,7 @@ def split_marks(texts, ends, c, on, word_table):
             if run.kind == "punct" and run.end - run.start > 1 and text[starts[i] + run.start] in c.split_marks
             for k in range(run.start + 1, run.end) if text[starts[i] + k] == text[starts[i] + run.start]]
     return with_ends(ends, cuts) if cuts else ends
+
 
 def split_function_words(texts, ends, c, setting, word_table):
     """A two-character Han word led by one of `function_words`, or ended by one of `particles`,
@@ -148,23 +147,3 @@ def _pair_codes(pairs: str, name: str = "coarse_pairs") -> np.ndarray:
                          f"got {len(pairs)} characters: {pairs!r}")
     codes = code_points(pairs).astype(np.int64)
     return np.unique(codes[0::2] * 0x110000 + codes[1::2])  # sorted, for among_sorted
-
-
-# --- decoder joins: (decoding, setting) -> decoding ------------------------------------------------
-
-def pair_joins(decoding, on):
-    """Off: the decoder joins no cohesive 2+1, 1+2 or 2+2 pair (word_joins.join_cohesive), 1+1 still."""
-    return decoding if on else replace(decoding, join3=None, join4=None)
-
-
-def join3_logp(decoding, logp):
-    """A number: 2+1 pairs also join where the unigram model has the word e**logp times likelier
-    than its two words, unless the decoder was given a join3_logp of its own."""
-    return replace(decoding, join3_logp=logp) if logp is not None and decoding.join3_logp is None else decoding
-
-
-def join_long(decoding, share):
-    """A number: two decoded words of 2+ characters each, 5+ together, join where the string
-    around their junction is that share of both sides' occurrences (word_joins.join_long_words),
-    unless the decoder was given a join_long of its own."""
-    return replace(decoding, join_long=share) if share is not None and decoding.join_long is None else decoding

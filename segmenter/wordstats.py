@@ -11,8 +11,9 @@ Sagot 2012), the same autonomy that the self-training teacher uses (train/ngrams
 
 H_r / H_l: entropy of the character after / before x (anything not Han counts as one symbol);
 z_n: z-score over the n-gram types of length n. train/ngrams.py codes n-grams as base-V
-integers, which overflows int64 past four characters (V ~ 7,000); here every n-gram is a 64-bit
-polynomial hash of its code points (collisions: ~1e-8 for a million keys), so n is not capped.
+integers, which overflows int64 past four characters (V ~ 7,000); this table (counted by
+ngram_counting.py) keys every n-gram by a 64-bit polynomial hash of its code points
+(hashindex.hash_step; collisions: ~1e-8 for a million keys), so n is not capped.
 
 `WordTable` is what ships beside a model (`ngrams.npz`, 26 MiB for the default's): for each length n, the
 sorted hashes of the n-grams seen at least `min_count` times and their autonomy (float16);
@@ -100,10 +101,6 @@ class WordTable:
     def from_texts(cls, texts: Iterable[str], max_n: int = 6, min_count: int = 5) -> "WordTable":
         """Count the n-grams (n <= max_n) of Han characters in raw lines (ngram_counting.py); keep
         those seen `min_count` times or more. Autonomy z-scores are taken over all types, before pruning."""
-        if not isinstance(max_n, int) or max_n < 1:
-            raise ValueError(f"max_n must be an int >= 1, got {max_n!r}")
-        if not isinstance(min_count, int) or min_count < 1:
-            raise ValueError(f"min_count must be an int >= 1, got {min_count!r}")
         tables, chars = count_ngrams(texts, max_n, min_count)
         return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max_n})
 

@@ -1,4 +1,5 @@
-"""Word statistics (wordstats.py) and word-level decoding (decoding.py)."""
+"""Word statistics (wordstats.py, with ngram_counting.py and hashindex.py) and word-level decoding
+(decoding.py, with the joins of word_joins.py)."""
 from __future__ import annotations
 
 import itertools

@@ -206,3 +206,63 @@ def test_distill_takes_the_shared_option_names():
     assert parser.parse_args(["--out", "o", "--raw", "r.txt"]).teacher == "accurate"
     help_text = parser.format_help()
     assert "--gold-sentences" in help_text and not re.search(r"--(dev|teacher)(?![\w-])", help_text)
+
+
+def _top_level_names(path) -> set[str] | None:
+    """The names a module's source binds at its top level (defs, classes, assignments, imports,
+    inside top-level if/try blocks too); None when it has a module __getattr__ (names made lazily)."""
+    import ast
+
+    names: set[str] = set()
+    pending = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == "__getattr__":
+                return None
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.If, ast.Try)):
+            pending += node.body + node.orelse + getattr(node, "finalbody", [])
+            pending += [stmt for handler in getattr(node, "handlers", []) for stmt in handler.body]
+    return names
+
+
+def test_every_import_of_a_segmenter_name_finds_it():
+    """Every `from segmenter… import name` in the package, the tests and the benchmark scripts
+    names a module of the package or something its module binds (read from the source, nothing
+    imported): a function moved to another module leaves no caller behind, not even a lazy import
+    in a benchmark that no test runs (two did, when wordstats.py was split)."""
+    import ast
+
+    modules = module_names(REPO / "segmenter")
+    bound = {name: _top_level_names(path) for name, path in modules.items()}
+    files = sorted((REPO / "segmenter").rglob("*.py")) + sorted((REPO / "tests").glob("*.py")) + sorted(
+        (REPO / "benchmarks").glob("*.py"))
+    missing = []
+    for path in files:
+        module = next((name for name, p in modules.items() if p == path), None)
+        package = (module if path.name == "__init__.py" else module.rpartition(".")[0]) if module else ""
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                anchor = ".".join(parts[: len(parts) - (node.level - 1)])
+                base = f"{anchor}.{base}" if base else anchor
+            if base != "segmenter" and not base.startswith("segmenter."):
+                continue
+            if base not in modules:
+                missing.append(f"{path.relative_to(REPO)}:{node.lineno}: no module {base}")
+                continue
+            for alias in node.names:
+                known = bound[base]
+                if alias.name != "*" and f"{base}.{alias.name}" not in modules and known is not None \
+                        and alias.name not in known:
+                    missing.append(f"{path.relative_to(REPO)}:{node.lineno}: {base} has no {alias.name}")
+    assert not missing, "imports of names that are not there:\n" + "\n".join(missing)
