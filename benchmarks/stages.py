@@ -10,17 +10,28 @@ benchmarks/stages.sh runs it with the rows of benchmarks/results/stages.md.
 """
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
+
+
+def parse_stage(stage: str) -> tuple[str, Path, str]:
+    """LABEL=FILE:SYSTEM -> (label, file, system); the system may hold colons (segmenter:default)."""
+    label, _, rest = stage.rpartition("=")  # a label may hold "=", a file or system does not
+    path, _, system = rest.partition(":")
+    if not label or not path or not system:
+        raise SystemExit(f"stage {stage!r}: expected LABEL=FILE:SYSTEM, e.g. "
+                         "'seed rule=benchmarks/results/history/single_head.json:segmenter:default'")
+    if not Path(path).is_file():
+        raise SystemExit(f"stage {stage!r}: no benchmark JSON file {path}")
+    return label, Path(path), system
 
 
 def main(stages: list[str]) -> None:
     rows, corpora = [], []
     for stage in stages:
-        label, _, rest = stage.partition("=")
-        path, _, system = rest.partition(":")
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        label, path, system = parse_stage(stage)
+        data = json.loads(path.read_text(encoding="utf-8"))
         scores = {}
         for record in data["records"]:
             if record["label"] == system and record.get("F1") is not None:
@@ -38,4 +49,7 @@ def main(stages: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("stages", nargs="+", metavar="LABEL=FILE:SYSTEM",
+                        help="one table row: its label, a benchmarks/run.py --json file, a system of it")
+    main(parser.parse_args().stages)
