@@ -1,6 +1,7 @@
 """README.md is true as written: its Python blocks run, its `segmenter` command lines exit 0, its
-import lines import, its install commands name this distribution, and its benchmark tables are
-the benchmark's own files. Also: the package data ships each large file once.
+import lines import, its install commands name this distribution, its benchmark tables are the
+benchmark's own files, and its layout of segmenter/ names every module there is. Also: the
+package data ships each large file once.
 
 Each Python block runs as a script (`python block.py`, so `if __name__ == "__main__":` holds) in a
 temporary folder holding the small input files the README names (input.txt, userdict.txt,
@@ -316,3 +317,20 @@ def test_package_data_holds_each_large_file_once():
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
             assert digest not in seen, f"{path} is a copy of {seen[digest]}"
             seen[digest] = path
+
+
+def test_readme_layout_lists_every_module_and_no_other():
+    """README's layout of segmenter/ names each module directly in the package (name.py) and each
+    subpackage (name/), and nothing that is not there: a module split or moved shows in the
+    listing, or this fails."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index("```\nsegmenter/\n") + len("```\n")
+    block = text[start : text.index("```", start)]
+    listed = set(re.findall(r"(?<![/\w])([a-z_0-9]+\.py)\b", block))  # not integrations/wwm.py
+    folders = set(re.findall(r"^  ([a-z_0-9]+)/", block, re.M))
+    package = REPO / "segmenter"
+    modules = {path.name for path in package.glob("*.py")}
+    subpackages = {path.name for path in package.iterdir() if path.is_dir() and not path.name.startswith("__")}
+    assert listed - {"__init__.py", "__main__.py"} <= modules, f"README lists modules that are not there: {sorted(listed - modules)}"
+    assert modules - {"__main__.py"} <= listed, f"README's layout leaves out: {sorted(modules - listed - {'__main__.py'})}"
+    assert folders == subpackages, f"README's folders {sorted(folders)} against the package's {sorted(subpackages)}"
