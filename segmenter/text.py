@@ -43,10 +43,11 @@ _RUN_PATTERNS = [
     ("url", rf"(?:https?://|ftp://|www\.)(?:{_URL_CHAR}|\({_URL_CHAR}*\))+(?<![.,;:!?])"),
     ("email", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
     # Letters with digits inside or around (MP3, B2B, 1B) count as one Latin word, and so does a
-    # name's ++ (C++ g++ Notepad++: the shared raw text 520 times; C++11). Not a # (C#): a word's
-    # # is mostly a Weibo hashtag's closing mark (#少女时代Girls#: 394 times; #Plan B#).
+    # name's ++ (C++ g++ Notepad++: the shared raw text 520 times) with a version after it (C++11
+    # C++0x VC++6.0). Not a # (C#): a word's # is mostly a Weibo hashtag's closing mark
+    # (#少女时代Girls#: 394 times; #Plan B#).
     ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}]*(?:['\u2019\-][{_LETTER}{_DIGIT}]+)*"
-              rf"(?:\+\+(?:[0-9]{{2}})?(?![+{_LETTER}{_DIGIT}]))?"),
+              rf"(?:\+\+(?:[0-9]+(?:\.[0-9]+)*[A-Za-z]?)?(?![+{_LETTER}{_DIGIT}]))?"),
     # A score, a time, a ratio, a fraction or a date is one number: the dev files write 2-1 (weibo_dev
     # 56 times, 5 apart), ３∶１ (msr_dev 67, pku_dev 12, never apart), １／３ (msr_dev 18, pku_dev 11,
     # never apart), 10:30; a range with a dash or tilde is not (５ 级 — ６ 级, 25 ～ 50 mg).

@@ -50,6 +50,8 @@ def test_runs_cover_text_exactly():
         # a name's ++ is the name's; a # is not (a hashtag's closing mark: #Plan B#)
         ("我爱C++和g++", [("han", "我爱"), ("latin", "C++"), ("han", "和"), ("latin", "g++")]),
         ("C++11标准", [("latin", "C++11"), ("han", "标准")]),
+        ("VC++6.0和C++0x", [("latin", "VC++6.0"), ("han", "和"), ("latin", "C++0x")]),
+        ("C++ 11", [("latin", "C++"), ("space", " "), ("number", "11")]),
         ("x++y", [("latin", "x"), ("symbol", "+"), ("symbol", "+"), ("latin", "y")]),
         ("#少女时代Girls#", [("punct", "#"), ("han", "少女时代"), ("latin", "Girls"), ("punct", "#")]),
         ("#Plan B#开箱", [("punct", "#"), ("latin", "Plan"), ("space", " "), ("latin", "B"), ("punct", "#"), ("han", "开箱")]),
