@@ -52,6 +52,12 @@ COHESIVE_PASSES = 2
 FEW_RUNS = 4
 
 
+def is_finite_number(value) -> bool:
+    """A real number, not NaN or infinite (no bool, str or list: np.isfinite([1]) is truthy)."""
+    return (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
 @dataclass(frozen=True)
 class WordDecoding:
     """Weights of the word decoder. Chosen on dev files only; how, value by value: "How the
@@ -117,14 +123,14 @@ class WordDecoding:
                 raise ValueError(f"{name} must be an int >= 1, got {getattr(self, name)!r}")
         for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below", "join2_logp_below",
                      "units_from", "gamma", "units_logp_from", "units_common"):
-            if not np.isfinite(getattr(self, name)):
+            if not is_finite_number(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
         for name in ("join2_logp", "join3_logp", "units_logp"):
-            if getattr(self, name) is not None and not np.isfinite(getattr(self, name)):
+            if getattr(self, name) is not None and not is_finite_number(getattr(self, name)):
                 raise ValueError(f"{name} must be a finite number or None (never join), got {getattr(self, name)!r}")
         for name in ("join2", "join3", "join4", "join_units", "join_long"):
             value = getattr(self, name)
-            if value is not None and not (np.isfinite(value) and value > 0):
+            if value is not None and not (is_finite_number(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number or None (never join), got {value!r}")
 
     def word_values(self, autonomy: np.ndarray, room: np.ndarray, logp: np.ndarray | None = None) -> np.ndarray:

@@ -19,9 +19,10 @@ news, Weibo, a novel and dermatology (benchmarks/standards_dev.py).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, make_dataclass
+from functools import lru_cache
 from typing import Any
 
-from .decoding import WordDecoding
+from .decoding import WordDecoding, is_finite_number
 from .profile import GRANULARITY_NAMES, HeadProfile, granularity_value
 from .rules import COUNT_STANDARDS, JOIN3_LOGP, STANDARD_NAMES, TABLE  # noqa: F401 (COUNT_STANDARDS, JOIN3_LOGP)
 
@@ -36,8 +37,11 @@ LEVEL_STANDARDS = {"fine": "ud", "default": "pku", "coarse": "msr"}
 
 def _check_rules(rules) -> None:
     for row in TABLE:
-        if row.choices is not None and getattr(rules, row.name) not in row.choices:
-            raise ValueError(f"Rules.{row.name} must be one of {row.choices}, got {getattr(rules, row.name)!r}")
+        value = getattr(rules, row.name)
+        if row.choices is not None and value not in row.choices:
+            raise ValueError(f"Rules.{row.name} must be one of {row.choices}, got {value!r}")
+        if row.choices is None and value is not None and not is_finite_number(value):  # a number the row reads
+            raise ValueError(f"Rules.{row.name} must be a finite number or None (off), got {value!r}")
 
 
 def _rules_at(cls, granularity: str | float | None) -> "Rules":
@@ -124,7 +128,16 @@ class Level:
         g = granularity_value(granularity)
         threshold = profile.threshold(standard.profile_level) + (g - DEFAULT_GRANULARITY) * GRANULARITY_SPAN
         if decoding is not None:  # the decoder joins of rules.TABLE, in table order
-            for row in TABLE:
-                if row.decoder:
-                    decoding = row.run(decoding, getattr(standard.rules, row.name))
+            joins = tuple((row.name, row.run) for row in TABLE if row.decoder)
+            decoding = _with_joins(decoding, standard.rules, joins)  # frozen, checked values: they hash
         return cls(g, threshold, decoding, standard.rules)
+
+
+# Three dataclass copies a call were most of Level.at's ~30 us, which every segment() call paid.
+@lru_cache(maxsize=64)
+def _with_joins(decoding: WordDecoding, rules: Rules, joins: tuple) -> WordDecoding:
+    """`decoding` with each join of `joins` ((row name, its function), in table order) set as
+    `rules` sets that row."""
+    for name, run in joins:
+        decoding = run(decoding, getattr(rules, name))
+    return decoding

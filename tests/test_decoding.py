@@ -168,6 +168,13 @@ def test_options_are_checked():
         WordDecoding(max_len=0)
     with pytest.raises(ValueError, match="alpha"):
         WordDecoding(alpha=float("nan"))
+    # not a number at all: a clear error, not numpy's (np.isfinite([1]) is truthy, of "x" a TypeError)
+    for bad in ([1.0], "1", True):
+        with pytest.raises(ValueError, match="join3_logp must be a finite number or None"):
+            WordDecoding(join3_logp=bad)
+        with pytest.raises(ValueError, match="gamma must be a finite number"):
+            WordDecoding(gamma=bad)
+    assert WordDecoding(join3_logp=np.float32(7.0), gamma=1).join3_logp == 7.0
 
 
 def test_segmenter_decodes_words_with_the_folders_table(tiny_model_dir, tmp_path):

@@ -83,6 +83,11 @@ def test_a_standard_of_ones_own_differs_where_its_switch_does():
     assert standard_named(mine.to_dict()) == mine
     with pytest.raises(ValueError, match="counts must be one of"):
         Rules(counts="medium")
+    # a row that takes any value reads a number: a list or a string is refused where the standard is made
+    for bad in ([7.0], "7", float("inf")):
+        with pytest.raises(ValueError, match="Rules.join3_logp must be a finite number or None"):
+            standard_named({**mine.to_dict(), "rules": {**mine.to_dict()["rules"], "join3_logp": bad}})
+    assert replace(pku.rules, join_long=0.5).join_long == 0.5
 
 
 def test_a_standard_saved_in_the_old_rules_format_still_loads():
