@@ -155,8 +155,19 @@ def code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
 
 
+# The edges of HAN_RANGES in order (each range's first code point and the one past its last): a
+# code point is Han when an odd number of edges are at or below it. For a few code points (the
+# rules ask of a sentence's five times a call) one search is ~1.6 us against ~12 for a comparison
+# per range; for many, the comparisons stream (6 against 60 ns a code point): below SEARCH_BELOW, search.
+_HAN_EDGES = np.array(sorted(edge for lo, hi in HAN_RANGES for edge in (lo, hi + 1)), dtype=np.int64)
+assert (np.diff(_HAN_EDGES) > 0).all(), "HAN_RANGES must not overlap or touch"
+SEARCH_BELOW = 128
+
+
 def han_mask(codepoints: np.ndarray) -> np.ndarray:
     """Which of an array of code points are Han characters (HAN_RANGES): the n-gram counters' view."""
+    if len(codepoints) < SEARCH_BELOW:
+        return (np.searchsorted(_HAN_EDGES, codepoints, side="right") & 1).astype(bool)
     mask = np.zeros(len(codepoints), dtype=bool)
     for lo, hi in HAN_RANGES:
         mask |= (codepoints >= lo) & (codepoints <= hi)

@@ -141,3 +141,20 @@ def test_vocab_encodes_a_string_as_its_characters_one_by_one():
     assert vocab.encode(text).tolist() == expected and vocab.encode(text).dtype == np.int64
     assert vocab.encode(text[::-1]).tolist() == expected[::-1]  # from its caches now
     assert vocab.encode("").shape == (0,) and vocab.encode("１").tolist() == [vocab.index["1"]]
+
+
+def test_han_mask_by_search_and_by_comparison_agree():
+    """han_mask searches the ranges' edges for a few code points and compares with each range for
+    many: both give HAN_RANGES exactly, at every range's edges and on random code points."""
+    from segmenter.text import HAN_RANGES, SEARCH_BELOW, han_mask
+
+    edges = np.array([x for lo, hi in HAN_RANGES for x in (lo - 1, lo, hi, hi + 1)], dtype=np.int64)
+    rng = np.random.default_rng(0)
+    for size in (0, 1, SEARCH_BELOW - 1, SEARCH_BELOW, 5000):
+        codepoints = np.concatenate([edges, rng.integers(0, 0x110000, size)])[:size]
+        expected = np.zeros(len(codepoints), dtype=bool)
+        for lo, hi in HAN_RANGES:
+            expected |= (codepoints >= lo) & (codepoints <= hi)
+        assert np.array_equal(han_mask(codepoints), expected)
+        assert han_mask(codepoints).dtype == bool
+    assert han_mask(np.array([ord("中"), ord("a"), ord("〇"), 0x20000], dtype=np.uint32)).tolist() == [True, False, True, True]
