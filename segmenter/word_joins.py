@@ -48,21 +48,22 @@ def join_units(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray
     overlapping candidates the most cohesive joins. Then, on the words that are left, the same
     by the table's unigram model (units_logp: the four far likelier as one word than as their
     pieces, and none of them a very common single-character word): 迄今|为|止 -> 迄今为止."""
+    found = None  # the decoded words and their four-character candidates, shared by both passes
     if options.join_units is not None:
-        _join_four(cut, text, starts, sizes, firsts, table, options, _units_by_share, options.units_min_count)
+        found = _four_candidates(cut, text, starts, sizes, firsts, table)
+        if _join_four(cut, text, found, table, options, _units_by_share, options.units_min_count):
+            found = None  # words joined: the second pass reads the words now
     if options.units_logp is not None and table.unigram is not None:
-        _join_four(cut, text, starts, sizes, firsts, table, options, _units_by_model, options.join_min_count)
+        found = found or _four_candidates(cut, text, starts, sizes, firsts, table)
+        _join_four(cut, text, found, table, options, _units_by_model, options.join_min_count)
 
 
-def _join_four(cut, text, starts, sizes, firsts, table, options, judge, min_count: int) -> None:
-    """join_units' pass with one criterion: judge(text, where, pieces, counts, table, options) ->
-    (strength, chosen) per candidate, where `where` is the candidates' first characters,
-    pieces = (lengths of all candidates' words, flat in candidate order; words per candidate) and
-    counts the table's counts of the four characters; the strongest join first. Only the four
-    characters the table counts `min_count` times may join: the others are not judged (most
-    candidates are rarer), and leaving them out orders the rest as before (a stable sort)."""
+def _four_candidates(cut, text, starts, sizes, firsts, table) -> tuple:
+    """(the decoded words: run, begin, length, after), then the candidates: 2-4 words of one run
+    that make four characters, one of them a single character (first word, words), and the
+    table's count of each candidate's four characters."""
     run, begin, length, after = _decoded_words(cut, starts, sizes, firsts)
-    firsts_of, counts = [], []  # candidates: (first word, words) of 2-4 words in one run that make four characters
+    firsts_of, counts = [], []
     for words in (2, 3, 4):
         first = np.arange(len(length) - words + 1)
         total = sum(length[first + i] for i in range(words))
@@ -71,11 +72,22 @@ def _join_four(cut, text, starts, sizes, firsts, table, options, judge, min_coun
         firsts_of.append(first[same_run & (total == 4) & (shortest == 1)])
         counts.append(np.full(len(firsts_of[-1]), words))
     first, words = np.concatenate(firsts_of), np.concatenate(counts)
-    seen = table.counts_at(text, begin[first], np.full(len(first), 4))
+    return (run, begin, length, after), first, words, table.counts_at(text, begin[first], np.full(len(first), 4))
+
+
+def _join_four(cut, text, found, table, options, judge, min_count: int) -> bool:
+    """join_units' pass with one criterion over the candidates `found` (_four_candidates):
+    judge(text, where, pieces, counts, table, options) -> (strength, chosen) per candidate, where
+    `where` is the candidates' first characters, pieces = (lengths of all candidates' words, flat
+    in candidate order; words per candidate) and counts the table's counts of the four
+    characters; the strongest join first. Only the four characters the table counts `min_count`
+    times may join: the others are not judged (most candidates are rarer), and leaving them out
+    orders the rest as before (a stable sort). Returns whether any joined."""
+    (_, begin, length, after), first, words, seen = found
     frequent = seen >= min_count
     first, words, seen = first[frequent], words[frequent], seen[frequent]
     if not len(first):
-        return
+        return False
     word = np.repeat(first, words) + ranks_in_groups(words)
     strength, chosen = judge(text, begin[first], (length[word], words), seen, table, options)
     taken = np.zeros(len(length), dtype=bool)
@@ -85,6 +97,7 @@ def _join_four(cut, text, starts, sizes, firsts, table, options, judge, min_coun
         if not taken[j : j + n].any():
             taken[j : j + n] = True
             cut[after[j : j + n - 1]] = False
+    return bool(taken.any())
 
 
 def _units_by_share(text, where, pieces, counts, table, options):
