@@ -2,9 +2,10 @@
 
 Two knobs:
   - a **standard** (`Standard`, by name: "general", "pku", "msr", "ud") says how words are
-    written: the conventions (conventions.py), the word decoder's joins (rules.TABLE's decoder rows), and the
-    threshold on the heads' combined score, as a level of the model's profile (profile.py: the
-    thresholds it was calibrated with at fine 0, default 0.5 and coarse 1, interpolated);
+    written: the conventions (conventions.py), the word decoder's joins (rules.TABLE's decoder
+    rows), and the threshold on the heads' combined score, as a level of the model's profile
+    (profile.py: the thresholds it was calibrated with at fine 0, default 0.5 and coarse 1,
+    interpolated);
   - a **granularity** ("fine" 0, "default" 0.5, "coarse" 1, or a number in [0, 1]) moves that
     threshold within the standard, by up to GRANULARITY_SPAN / 2 either way: finer or coarser
     words written the standard's way. 0.5 is the standard's own.
