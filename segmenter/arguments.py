@@ -3,12 +3,21 @@ too): each bad value raises at once, naming the argument and what was expected, 
 from deep inside an engine."""
 from __future__ import annotations
 
+import math
 import re
+
+import numpy as np
 
 from .windows import OVERLAP as DEFAULT_OVERLAP
 
 ENGINES = ("auto", "numpy", "torch", "onnx")
 _DEVICE = re.compile(r"(cpu|cuda|mps)(:\d+)?")
+
+
+def is_finite_number(value) -> bool:
+    """A real number, not NaN or infinite (no bool, str or list: np.isfinite([1]) is truthy)."""
+    return (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+            and math.isfinite(value))
 
 
 def check_text(text, argument: str = "text") -> str:

@@ -58,6 +58,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .arguments import is_finite_number
 from .levels import Rules
 from .rule_texts import SEPARATOR, Texts
 from .rules import TABLE, Rule, is_on
@@ -69,7 +70,7 @@ def _check(conventions) -> None:
         value = getattr(conventions, f.name)
         if isinstance(f.default, str) and not isinstance(value, str):  # the character lists
             raise TypeError(f"Conventions.{f.name} must be a str of characters, got {type(value).__name__}")
-        if isinstance(f.default, float) and not (isinstance(value, (int, float)) and np.isfinite(value)):
+        if isinstance(f.default, float) and not is_finite_number(value):
             raise ValueError(f"Conventions.{f.name} must be a finite number, got {value!r}")
 
 

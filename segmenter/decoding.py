@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .arguments import is_finite_number
 from .junctions import TextPlan, run_characters
 from .word_joins import join_cohesive, join_long_words, join_units
 from .wordstats import WordTable
@@ -50,12 +51,6 @@ COHESIVE_PASSES = 2
 # a few long ones): ~0.8 us a character against ~6 us a lockstep step of numpy's path for any
 # number of runs (one run of 40 characters: 33 against 243 us; eight of 16: 106 against 126).
 FEW_RUNS = 4
-
-
-def is_finite_number(value) -> bool:
-    """A real number, not NaN or infinite (no bool, str or list: np.isfinite([1]) is truthy)."""
-    return (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-            and math.isfinite(value))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass, field, fields, make_dataclass
 from functools import lru_cache
 from typing import Any
 
-from .decoding import WordDecoding, is_finite_number
+from .arguments import is_finite_number
+from .decoding import WordDecoding
 from .profile import GRANULARITY_NAMES, HeadProfile, granularity_value
 from .rules import COUNT_STANDARDS, JOIN3_LOGP, STANDARD_NAMES, TABLE  # noqa: F401 (COUNT_STANDARDS, JOIN3_LOGP)
 

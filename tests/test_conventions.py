@@ -283,6 +283,11 @@ def test_rules_off_and_bad_argument():
     assert words_after("１９９７年", ["１９９７", "年"], conventions=Conventions(units="")) == ["１９９７", "年"]
     with pytest.raises(TypeError, match="conventions"):
         Segmenter(conventions="pku")
+    # a threshold is a finite number (arguments.is_finite_number, as the decoder's options): not a bool
+    for bad in (True, [6.5], "6.5", float("inf")):
+        with pytest.raises(ValueError, match="Conventions.function_pair_logp must be a finite number"):
+            Conventions(function_pair_logp=bad)
+    assert Conventions(function_pair_logp=np.float32(6.5)).function_pair_logp == 6.5
 
 
 @pytest.mark.slow
