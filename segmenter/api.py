@@ -17,8 +17,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Iterator
 
-import numpy as np
-
 from .arguments import check_engine, check_flag, check_positive_int, check_text, check_texts, check_window, resolve_device
 from .assembly import Token, assemble
 from .conventions import DEFAULT_CONVENTIONS, Conventions
@@ -27,10 +25,10 @@ from .dictionary import UserDictionary
 from .junctions import TextPlan, score_texts as _score_texts
 from .levels import Level, Standard, standard_named
 from .model import SHIPPED_MODELS, ModelLoadError, load_reader, read_profile, resolve_model_folder
+from .search_modes import full_mode_tokens, nest, search_tokens
 from .processes import SegmenterProcesses
 from .profile import GRANULARITY_NAMES, PROFILE_FILE, HeadProfile, granularity_value
 from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
-from .text import HAN_SPAN_RE
 
 
 def _load_word_table(decode: str, folder: Path, profile: HeadProfile):
@@ -218,8 +216,8 @@ class Segmenter:
         threshold the cuts nest: a cut at a coarser level is a cut at every finer one (the
         dictionary does not depend on the level, see dictionary.py). Word decoding decides each
         level by its own dynamic program, which does not guarantee it (no crossing was seen on
-        300 pku_dev sentences); _nest then leaves a crossing fine token out of the coarse word's
-        parts, and every level still tiles the text."""
+        300 pku_dev sentences); search_modes.nest then leaves a crossing fine token out of the
+        coarse word's parts, and every level still tiles the text."""
         plan = self.score_texts([check_text(text)], show_progress=False)[0]
         dictionary = self.user_dictionary.snapshot()  # one for all levels: they see the same words
         return [self.assemble([plan], g, dictionary=dictionary)[0] for g in granularities]
@@ -289,7 +287,8 @@ class Segmenter:
         the scores are read once and cut at two thresholds; a coarse cut is always a fine cut."""
         coarse, fine = sorted((coarse, fine), key=granularity_value, reverse=True)
         coarse_tokens, fine_tokens = self._level_tokens(text, (coarse, fine))
-        return [(word, [w for w, _, _ in parts]) for (word, _, _), parts in _nest(coarse_tokens, fine_tokens)]
+        nested = nest(coarse_tokens, fine_tokens)
+        return [(word, [w for w, _, _ in parts]) for (word, _, _), parts in nested]
 
     def segment_batch(self, texts: Iterable[str], granularity=None, batch_size=None,
                       show_progress=None) -> list[list[str]]:
@@ -357,34 +356,7 @@ class Segmenter:
         finer = sorted({v for v in GRANULARITY_NAMES.values() if v < level})
         text = check_text(unicode_sentence)
         words, *levels = self._level_tokens(text, [level, *finer])
-        parts = {token for tokens in levels for token in tokens if token[2] - token[1] >= 2}
-        parts |= self._known_parts(text, words)
-        tokens = []
-        for word, sub_words in _nest(words, sorted(parts, key=lambda t: (t[1], -t[2]))):
-            tokens.extend(sorted((t for t in sub_words if t != word), key=lambda t: (t[2] - t[1], t[1])))
-            tokens.append(word)
-        return tokens
-
-    def _known_parts(self, text: str, words: list[Token]) -> set[Token]:
-        """As jieba's search mode adds the dictionary's 2- and 3-grams of a longer word: the
-        2-grams of Han words of 3+ characters and the 3-grams of words of 4+ that the word table
-        knows as units (autonomy >= 0; 科学院 -> 科学) and, where the table has a unigram model,
-        that the model uses as a word: at least `min_words` expected occurrences as a word in its
-        training text (国务院 -> 国务, not 务院: a string EM never takes as a word has the floor,
-        wordstats.UNIGRAM_FLOOR; 头孢曲松 -> 头孢, not 孢曲 or 头孢曲). On the first 300
-        sentences of pku_dev, 36% of the search mode's sub-words were PKU gold words before the
-        unigram test, 63% after, with 90% of those gold sub-words kept. None without a table."""
-        min_words = 8.0  # expected occurrences as a word (log p > log(8 / words): -14.7 for the embedded table)
-        grams = [(at, n) for _, start, end in words if end - start > 2 and HAN_SPAN_RE.fullmatch(text, start, end)
-                 for n in (2, 3) if end - start > n for at in range(start, end - n + 1)]
-        if self.word_table is None or not grams:
-            return set()
-        starts, sizes = np.array(grams).T
-        keep = self.word_table.autonomy_at(text, starts, sizes) >= 0
-        unigram = self.word_table.unigram
-        if unigram is not None:
-            keep &= self.word_table.logp_at(text, starts, sizes) > np.log(min_words / unigram["words"])
-        return {Token(text[a : a + n], a, a + n) for (a, n), kept in zip(grams, keep.tolist()) if kept}
+        return search_tokens(text, words, levels, self.word_table)
 
     def full_tokens(self, text: str, granularity=None) -> list[Token]:
         """Every candidate word of the levels fine, default, coarse (and `granularity`), once,
@@ -392,15 +364,7 @@ class Segmenter:
         as in jieba's full mode. The candidates overlap and cover every character."""
         levels = set(GRANULARITY_NAMES.values()) | {self.granularity if granularity is None
                                                     else granularity_value(granularity)}
-        candidates = sorted({t for tokens in self._level_tokens(text, sorted(levels)) for t in tokens},
-                            key=lambda t: (t[1], t[2]))
-        covered = np.zeros(len(text) + 1, dtype=np.int64)
-        for _, start, end in candidates:
-            if end - start > 1:
-                covered[start] += 1
-                covered[end] -= 1
-        inside = np.cumsum(covered) > 0
-        return [t for t in candidates if t[2] - t[1] > 1 or not inside[t[1]]]
+        return full_mode_tokens(self._level_tokens(text, sorted(levels)))
 
     # -- user dictionary (jieba's calls) ---------------------------------------------------------
     def add_word(self, word: str, freq: int | None = None, tag: str | None = None) -> None:
@@ -430,15 +394,3 @@ class Segmenter:
         the dictionary as it was. Returns the number of lines read."""
         return self.user_dictionary.load(f)
 
-
-def _nest(coarse: list[Token], fine: list[Token]):
-    """(coarse token, the fine tokens inside it) for each coarse token; both sorted by start."""
-    k = 0
-    for token in coarse:
-        while k < len(fine) and fine[k][1] < token[1]:
-            k += 1
-        parts = []
-        while k < len(fine) and fine[k][2] <= token[2]:
-            parts.append(fine[k])
-            k += 1
-        yield token, parts
