@@ -28,22 +28,16 @@ granularity, and levels whose cuts nest still nest with a dictionary.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from itertools import accumulate
-from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
-from .lines import split_lines
+from .dictionary_files import parse_lines, read_folder, source_lines, write_folder
 
 DEFAULT_FREQ = 1  # add_word(word) and dictionary lines without a frequency
-USER_DICT_FILE, USER_SPLITS_FILE = "user_dict.txt", "user_splits.json"  # in a model folder (save_folder)
-# jieba's own line pattern (word, then optional " freq", then optional " tag"), tabs allowed too.
-_LINE = re.compile(r"^(.+?)(?:[ \t]+([0-9]+))?(?:[ \t]+([a-z]+))?$")
-_BAD_FREQ = re.compile(r"[ \t]([-+]?[0-9]*[.,][0-9]+|-[0-9]+)(?:[ \t]+[a-z]+)?$")
 
 
 class Entry(NamedTuple):
@@ -267,7 +261,7 @@ class UserDictionary:
         was, and the error names the file and the line. The new entries are built aside and
         swapped in at once: a text segmented meanwhile sees all of the file or none of it.
         Returns the number of entries read."""
-        parsed = parse_lines(*_source_lines(source))
+        parsed = parse_lines(*source_lines(source))
         changes = [_entry(word, freq, tag) for word, freq, tag in parsed]
         with self._lock:
             entries = dict(self._current.entries)
@@ -293,32 +287,16 @@ class UserDictionary:
                 self.split(tuple(pieces))
 
     def save_folder(self, folder: str | os.PathLike) -> None:
-        """The entries into a model folder: whole words in user_dict.txt (jieba's format, `word
-        freq [tag]`, which load() and jieba read), forced splits in user_splits.json (jieba's
-        format cannot say them). Without such entries the file is removed (no stale words)."""
-        import json
-
-        folder, records = Path(folder), self.records()
-        words = "".join(f"{w} {freq}{' ' + tag if tag else ''}\n"
-                        for w, freq, tag, pieces in records if len(pieces) == 1)
-        splits = [{"pieces": pieces, "freq": freq} for _, freq, _, pieces in records if len(pieces) > 1]
-        splits_text = json.dumps(splits, ensure_ascii=False, indent=1) + "\n" if splits else ""
-        for name, content in ((USER_DICT_FILE, words), (USER_SPLITS_FILE, splits_text)):
-            if content:
-                (folder / name).write_text(content, encoding="utf-8")
-            else:
-                (folder / name).unlink(missing_ok=True)
+        """The entries into a model folder (dictionary_files.write_folder: whole words in jieba's
+        format, forced splits beside them); without entries, no file (an old one is removed)."""
+        write_folder(folder, self.records())
 
     def load_folder(self, folder: str | os.PathLike) -> None:
         """What save_folder wrote into a model folder, if anything."""
-        import json
-
-        folder = Path(folder)
-        if (folder / USER_DICT_FILE).is_file():
-            self.load(folder / USER_DICT_FILE)
-        if (folder / USER_SPLITS_FILE).is_file():
-            splits = json.loads((folder / USER_SPLITS_FILE).read_text(encoding="utf-8"))
-            self.restore(("".join(s["pieces"]), s["freq"], None, s["pieces"]) for s in splits)
+        words, splits = read_folder(folder)
+        if words is not None:
+            self.load(words)
+        self.restore(splits)
 
     def __len__(self) -> int:
         return len(self._current.entries)
@@ -358,41 +336,3 @@ def _pieces_allowed(entry: Entry, start: int, allowed: np.ndarray) -> bool:
     if len(entry.pieces) == 1:
         return True
     return all(allowed[cut] for cut in accumulate((len(p) for p in entry.pieces[:-1]), initial=start))
-
-
-def _source_lines(source) -> tuple[str, list[str]]:
-    """(name for messages, lines) of a path or an open file, text or binary."""
-    if hasattr(source, "read"):
-        name = str(getattr(source, "name", "<file>"))
-        data = source.read()
-        if isinstance(data, bytes):
-            return name, split_lines(data, name=f"user dictionary {name}")
-        if not isinstance(data, str):
-            raise TypeError(f"the user dictionary file gave {type(data).__name__}, not str or bytes")
-        return name, [line.rstrip("\r") for line in data.split("\n")]
-    if not isinstance(source, (str, os.PathLike)):
-        raise TypeError(f"f must be a path or an open file, got {type(source).__name__}")
-    path = Path(source)
-    if not path.is_file():
-        raise FileNotFoundError(f"user dictionary {path} does not exist"
-                                + (" (it is a directory)" if path.is_dir() else ""))
-    return str(path), split_lines(path.read_bytes(), name=f"user dictionary {path}")
-
-
-def parse_lines(name: str, lines: list[str]) -> list[tuple[str, int | None, str | None]]:
-    """(word, freq, tag) of every entry line; blank lines skipped, a BOM on line 1 dropped."""
-    parsed = []
-    for number, line in enumerate(lines, start=1):
-        line = (line.lstrip("\ufeff") if number == 1 else line).strip()
-        if not line:
-            continue
-        bad = _BAD_FREQ.search(line)
-        if bad:
-            raise ValueError(
-                f"user dictionary {name}, line {number}: the frequency must be a whole number >= 0, "
-                f"got {bad.group(1)!r} (a line is `word [freq] [tag]`; a word that ends in such a number "
-                f"needs a frequency after it: `Windows 3.1 1`)"
-            )
-        word, freq, tag = _LINE.match(line).groups()
-        parsed.append((word.strip(), None if freq is None else int(freq), tag))
-    return parsed
