@@ -6,11 +6,13 @@
 
 jieba's module-level calls work with jieba's signatures (`import segmenter as jieba`): cut,
 lcut, cut_for_search, lcut_for_search, tokenize, add_word, del_word, suggest_freq,
-load_userdict, get_FREQ, initialize; each runs on the embedded model (Segmenter has the same
-methods). HMM is accepted and ignored: the heads decide every junction.
+load_userdict, get_FREQ, initialize, setLogLevel, enable_paddle, and `dt`, the default instance; each runs on the
+embedded model (Segmenter has the same methods). HMM and use_paddle are accepted and ignored:
+the heads decide every junction.
 """
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator
 
@@ -26,18 +28,22 @@ __version__ = "0.1.0"
 __all__ = [
     "Segmenter", "HeadProfile", "Conventions", "ModelLoadError", "default_segmenter", "segment", "segment_levels",
     "cut", "lcut", "cut_for_search", "lcut_for_search", "tokenize",
-    "add_word", "del_word", "suggest_freq", "load_userdict", "get_FREQ", "initialize",
+    "add_word", "del_word", "suggest_freq", "load_userdict", "get_FREQ", "initialize", "setLogLevel",
+    "enable_paddle",
 ]
 
 
 def __getattr__(name: str):
     """`Segmenter` is imported on first use: importing segmenter (or running `segmenter --help`)
-    does not pay for torch and transformers."""
+    does not pay for torch and transformers. `dt`, jieba's name for its default Tokenizer, is
+    the embedded model's Segmenter (default_segmenter()), loaded when first read."""
     if name == "Segmenter":
         from .api import Segmenter
 
         globals()["Segmenter"] = Segmenter
         return Segmenter
+    if name == "dt":
+        return default_segmenter()
     raise AttributeError(f"module 'segmenter' has no attribute {name!r}")
 
 
@@ -54,6 +60,19 @@ def initialize() -> None:
     default_segmenter()
 
 
+def enable_paddle() -> None:
+    """jieba's switch to its paddle model: there is none here, so it does nothing, and
+    cut(..., use_paddle=True) segments with the heads as always (jieba without paddle installed
+    falls back to its own mode the same way)."""
+    logging.getLogger(__name__).debug("enable_paddle: no paddle mode here; use_paddle is ignored")
+
+
+def setLogLevel(log_level) -> None:  # noqa: N802 (jieba's name)
+    """Set the level of the package's logger, "segmenter" (jieba.setLogLevel sets jieba's). A
+    batch's progress bar follows it: shown at INFO and below, hidden at WARNING and above."""
+    logging.getLogger("segmenter").setLevel(log_level)
+
+
 def segment(text: str, granularity=None) -> list[str]:
     return default_segmenter().segment(text, granularity)
 
@@ -62,12 +81,12 @@ def segment_levels(text: str) -> list[tuple[str, list[str]]]:
     return default_segmenter().segment_levels(text)
 
 
-def cut(sentence: str, cut_all=False, HMM=True, *, granularity=None) -> Iterator[str]:
-    return default_segmenter().cut(sentence, cut_all, HMM, granularity=granularity)
+def cut(sentence: str, cut_all=False, HMM=True, use_paddle=False, *, granularity=None) -> Iterator[str]:
+    return default_segmenter().cut(sentence, cut_all, HMM, use_paddle, granularity=granularity)
 
 
-def lcut(sentence: str, cut_all=False, HMM=True, *, granularity=None) -> list[str]:
-    return default_segmenter().lcut(sentence, cut_all, HMM, granularity=granularity)
+def lcut(sentence: str, cut_all=False, HMM=True, use_paddle=False, *, granularity=None) -> list[str]:
+    return default_segmenter().lcut(sentence, cut_all, HMM, use_paddle, granularity=granularity)
 
 
 def cut_for_search(sentence: str, HMM=True, *, granularity=None) -> Iterator[str]:

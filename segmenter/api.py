@@ -314,22 +314,24 @@ class Segmenter:
         return self.segment_batch([check_text(text)], granularity, show_progress=False)[0]
 
     # -- jieba's calls, same signatures (README "For jieba users") -----------------------------
-    # HMM: accepted everywhere jieba has it, and ignored: there is no HMM here, the heads decide
-    # every junction, for words no dictionary knows too. granularity: this library's own knob,
+    # HMM (and cut's use_paddle): accepted everywhere jieba has it, and ignored: there is no HMM
+    # here, the heads decide every junction, for words no dictionary knows too. granularity: this library's own knob,
     # keyword-only so that jieba's positional arguments keep their meaning.
-    def cut(self, sentence: str, cut_all=False, HMM=True, *, granularity=None) -> Iterator[str]:
+    def cut(self, sentence: str, cut_all=False, HMM=True, use_paddle=False, *, granularity=None) -> Iterator[str]:
         """Words of `sentence` (they tile it); cut_all=True: jieba's full mode, every candidate
-        word of the granularity levels, overlapping (see full_tokens)."""
+        word of the granularity levels, overlapping (see full_tokens). use_paddle, like HMM, is
+        accepted and ignored (jieba without paddle installed ignores it too)."""
         check_flag(cut_all, "cut_all", "cut(text, granularity='fine')")
         check_flag(HMM, "HMM", "cut(text, granularity='coarse')")
+        check_flag(use_paddle, "use_paddle", "cut(text, granularity='coarse')")
         if cut_all:
             tokens = self.full_tokens(sentence, granularity=granularity)
         else:
             tokens = self.tokenize(sentence, granularity=granularity)
         return iter([w for w, _, _ in tokens])
 
-    def lcut(self, sentence: str, cut_all=False, HMM=True, *, granularity=None) -> list[str]:
-        return list(self.cut(sentence, cut_all, HMM, granularity=granularity))
+    def lcut(self, sentence: str, cut_all=False, HMM=True, use_paddle=False, *, granularity=None) -> list[str]:
+        return list(self.cut(sentence, cut_all, HMM, use_paddle, granularity=granularity))
 
     def cut_for_search(self, sentence: str, HMM=True, *, granularity=None) -> Iterator[str]:
         """jieba's search mode: each word of cut(), preceded by its sub-words of two characters

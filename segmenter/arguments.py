@@ -22,7 +22,8 @@ def is_finite_number(value) -> bool:
 
 def check_text(text, argument: str = "text") -> str:
     if not isinstance(text, str):
-        raise TypeError(f"{argument} must be a str, got {type(text).__name__}")
+        hint = " (decode it first: text.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
+        raise TypeError(f"{argument} must be a str, got {type(text).__name__}{hint}")
     return text
 
 

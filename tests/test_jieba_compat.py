@@ -48,6 +48,13 @@ def check_full_tokens(full, text):
 
 
 def test_readme_main_example(jieba):
+    jieba.enable_paddle()  # 启动paddle模式。 0.40版之后开始支持，早期版本不支持
+    strs = ["我来到北京清华大学", "乒乓球拍卖完了", "中国科学技术大学"]
+    for str in strs:  # noqa: A001 (jieba's README names it so)
+        seg_list = jieba.cut(str, use_paddle=True)  # 使用paddle模式
+        print("Paddle Mode: " + '/'.join(list(seg_list)))
+        assert jieba.lcut(str, use_paddle=True) == jieba.lcut(str)  # no paddle model here: the same words
+
     seg_list = jieba.cut("我来到北京清华大学", cut_all=True)
     full = list(seg_list)
     print("Full Mode: " + "/ ".join(full))  # 全模式
@@ -178,6 +185,34 @@ def test_granularity_is_a_keyword_here(jieba):
         with pytest.raises(TypeError, match="HMM must be True or False.*granularity is a keyword argument"):
             call()
     assert jieba.lcut("我们都是中国人民", False, False) == jieba.lcut("我们都是中国人民")
+
+
+
+def test_use_paddle_set_log_level_dt_and_bytes(jieba):
+    """jieba's fourth argument of cut, use_paddle, is taken (and ignored, as jieba without paddle
+    does); setLogLevel sets the package logger, which the progress bar follows; dt is the default
+    instance; bytes get an error that says to decode them."""
+    import logging
+
+    text = "我们都是中国人民"
+    assert jieba.lcut(text, False, True, False) == jieba.lcut(text, use_paddle=True) == jieba.lcut(text)
+    assert list(jieba.cut(text, use_paddle=False)) == jieba.lcut(text)
+    with pytest.raises(TypeError, match="use_paddle must be True or False"):
+        jieba.lcut(text, False, True, "fine")
+    logger = logging.getLogger("segmenter")
+    before = logger.level
+    try:
+        jieba.setLogLevel(logging.WARNING)
+        assert logger.level == logging.WARNING
+        from segmenter.reader import progress_enabled
+        assert not progress_enabled(None)
+        jieba.setLogLevel(logging.INFO)
+        assert progress_enabled(None)
+    finally:
+        logger.setLevel(before)
+    assert jieba.dt is jieba.default_segmenter()
+    with pytest.raises(TypeError, match=r"got bytes \(decode it first"):
+        jieba.lcut(text.encode("utf-8"))
 
 
 # -- the command line --------------------------------------------------------------------------
