@@ -251,6 +251,25 @@ def test_cli_checks_before_the_model_loads(tmp_path):
 
 
 @pytest.mark.slow
+def test_cli_takes_jiebas_options(tiny_model_dir, tmp_path):
+    """python -m jieba's -a, -n and -V mean the same here; its -D and -p say why not, before any
+    model loads."""
+    text = "我们都是中国人民\n".encode()
+    full = run_cli("-m", tiny_model_dir, "-q", "--mode", "full", stdin=text)
+    assert full.returncode == 0 and full.stdout
+    for args in (("-a",), ("-a", "-n"), ("--cut-all", "--mode", "full")):
+        result = run_cli("-m", tiny_model_dir, "-q", *args, stdin=text)
+        assert result.returncode == 0 and result.stdout == full.stdout
+    plain = run_cli("-m", tiny_model_dir, "-q", stdin=text)
+    assert run_cli("-m", tiny_model_dir, "-q", "--no-hmm", stdin=text).stdout == plain.stdout
+    assert run_cli("-V").stdout.decode().strip() == f"segmenter {segmenter.__version__}"
+    for args, message in ((("-D", "dict.txt"), b"no dictionary to replace"), (("-p",), b"no part-of-speech"),
+                          (("-a", "--mode", "search"), b"-a is --mode full")):
+        result = run_cli("-m", tmp_path / "no-model", *args, stdin=text)
+        assert result.returncode == 2 and message in result.stderr and b"Traceback" not in result.stderr
+
+
+@pytest.mark.slow
 def test_cli_version():
     result = run_cli("--version")
     assert result.returncode == 0 and result.stdout.decode().strip() == f"segmenter {segmenter.__version__}"

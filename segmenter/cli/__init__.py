@@ -118,7 +118,7 @@ def _parser_for(command: str | None) -> tuple[argparse.ArgumentParser, object]:
     parser = argparse.ArgumentParser(
         prog=prog, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--version", action="version", version=f"segmenter {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"segmenter {__version__}")  # -V: jieba's
     module.add_arguments(parser)
     return parser, module
 

@@ -21,9 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="UTF-8 text files (default: stdin; '-' is stdin); a BOM at the start of each is dropped")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
-    parser.add_argument("-d", "--delimiter", default=" ",
-                        help="string between words (default: one space); whitespace between words is dropped, "
-                             "the delimiter stands for it, except with -d '' (each line comes out as it came in)")
+    parser.add_argument("-d", "--delimiter", nargs="?", default=" ", const=" ",
+                        help="string between words (default, and -d alone as in jieba: one space); whitespace "
+                             "between words is dropped, the delimiter stands for it, except with -d '' (each line "
+                             "comes out as it came in)")
     parser.add_argument("-m", "--model", default=None,
                         help="model folder, hub name, or a shipped model: default (the embedded one), accurate, fast")
     parser.add_argument("-s", "--standard", default=None, choices=STANDARD_CHOICES,
@@ -63,6 +64,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress bar (there is none unless stderr is a terminal)")
+    # jieba's command line (python -m jieba) has these: they mean the same here, or say why not.
+    parser.add_argument("-a", "--cut-all", action="store_true", help="jieba's full mode: the same as --mode full")
+    parser.add_argument("-n", "--no-hmm", action="store_true",
+                        help="accepted and ignored, as HMM=False in the API: there is no HMM, the heads decide")
+    parser.add_argument("-D", "--dict", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("-p", "--pos", nargs="?", const="_", default=None, help=argparse.SUPPRESS)
+
+
+def jieba_options(args: argparse.Namespace) -> None:
+    """jieba's -a is --mode full; its -D and -p have nothing to act on here: say so, and what to use."""
+    if args.dict is not None:
+        raise CLIError(f"-D {args.dict}: there is no dictionary to replace here, the heads segment; "
+                       "-u FILE keeps a user dictionary's words whole, -m MODEL segments with another model")
+    if args.pos is not None:
+        raise CLIError("-p: there is no part-of-speech tagging here")
+    if args.cut_all:
+        if args.mode != "default" and args.mode != "full":
+            raise CLIError(f"-a is --mode full; it cannot go with --mode {args.mode}")
+        args.mode = "full"
 
 
 STANDARD_CHOICES = ("general", "pku", "msr", "ud")  # levels.STANDARDS (not imported: --help stays light)
@@ -187,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
     """Every line of every file through segmenter.parallel.segment_pieces: in this process, or
     in N worker processes with --workers N, or with the default --workers auto on a large input
     (the same output either way, in input order)."""
+    jieba_options(args)
     files = args.files or ["-"]
     for path in files:  # fail before loading the model (and torch) when an input is missing
         if path != "-" and not os.path.exists(path):
