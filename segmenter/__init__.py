@@ -6,9 +6,10 @@
 
 jieba's module-level calls work with jieba's signatures (`import segmenter as jieba`): cut,
 lcut, cut_for_search, lcut_for_search, tokenize, add_word, del_word, suggest_freq,
-load_userdict, get_FREQ, initialize, setLogLevel, enable_paddle, and `dt`, the default instance; each runs on the
-embedded model (Segmenter has the same methods). HMM and use_paddle are accepted and ignored:
-the heads decide every junction.
+load_userdict, get_FREQ, initialize, setLogLevel, enable_paddle, enable_parallel,
+disable_parallel, and `dt`, the default instance; each runs on the embedded model (Segmenter
+has the same methods). HMM and use_paddle are accepted and ignored: the heads decide every
+junction.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ __all__ = [
     "Segmenter", "HeadProfile", "Conventions", "ModelLoadError", "default_segmenter", "segment", "segment_levels",
     "cut", "lcut", "cut_for_search", "lcut_for_search", "tokenize",
     "add_word", "del_word", "suggest_freq", "load_userdict", "get_FREQ", "initialize", "setLogLevel",
-    "enable_paddle",
+    "enable_paddle", "enable_parallel", "disable_parallel",
 ]
 
 
@@ -65,6 +66,19 @@ def enable_paddle() -> None:
     cut(..., use_paddle=True) segments with the heads as always (jieba without paddle installed
     falls back to its own mode the same way)."""
     logging.getLogger(__name__).debug("enable_paddle: no paddle mode here; use_paddle is ignored")
+
+
+def enable_parallel(processnum: int | None = None) -> None:
+    """jieba's switch to segmenting in `processnum` processes: it does nothing here, where a
+    Segmenter already uses every core (threads, and helper processes for a batch of 8 k
+    characters or more; segment_lines and the command line's --workers for files)."""
+    if processnum is not None and (not isinstance(processnum, int) or isinstance(processnum, bool) or processnum < 1):
+        raise ValueError(f"processnum must be a positive int or None, got {processnum!r}")
+    logging.getLogger(__name__).debug("enable_parallel: a Segmenter uses every core already")
+
+
+def disable_parallel() -> None:
+    """jieba's switch back from enable_parallel: nothing to undo here."""
 
 
 def setLogLevel(log_level) -> None:  # noqa: N802 (jieba's name)

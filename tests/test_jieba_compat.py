@@ -188,7 +188,7 @@ def test_granularity_is_a_keyword_here(jieba):
 
 
 
-def test_use_paddle_set_log_level_dt_and_bytes(jieba):
+def test_use_paddle_parallel_set_log_level_dt_and_bytes(jieba):
     """jieba's fourth argument of cut, use_paddle, is taken (and ignored, as jieba without paddle
     does); setLogLevel sets the package logger, which the progress bar follows; dt is the default
     instance; bytes get an error that says to decode them."""
@@ -211,6 +211,11 @@ def test_use_paddle_set_log_level_dt_and_bytes(jieba):
     finally:
         logger.setLevel(before)
     assert jieba.dt is jieba.default_segmenter()
+    jieba.enable_parallel(4)  # jieba's README: nothing to do here, every core is used already
+    assert jieba.lcut(text) == jieba.lcut(text, False)
+    jieba.disable_parallel()
+    with pytest.raises(ValueError, match="processnum must be a positive int"):
+        jieba.enable_parallel(0)
     with pytest.raises(TypeError, match=r"got bytes \(decode it first"):
         jieba.lcut(text.encode("utf-8"))
 
