@@ -6,17 +6,19 @@
 
 jieba's module-level calls work with jieba's signatures (`import segmenter as jieba`): cut,
 lcut, cut_for_search, lcut_for_search, tokenize, add_word, del_word, suggest_freq,
-load_userdict, get_FREQ, initialize, setLogLevel, enable_paddle, enable_parallel,
-disable_parallel, and `dt`, the default instance; each runs on the embedded model (Segmenter
-has the same methods). HMM and use_paddle are accepted and ignored: the heads decide every
-junction.
+load_userdict and get_FREQ run on the embedded model, `dt` (Segmenter has the same methods); HMM
+and use_paddle are accepted and ignored: the heads decide every junction. The module's switches
+initialize, setLogLevel, enable_paddle, enable_parallel and disable_parallel have no Segmenter
+method: the first loads the model, the second sets the package logger, the others do nothing.
 """
 from __future__ import annotations
 
 import logging
+import operator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator
 
+from .arguments import check_positive_int
 from .conventions import Conventions
 from .errors import ModelLoadError
 from .profile import HeadProfile
@@ -72,8 +74,11 @@ def enable_parallel(processnum: int | None = None) -> None:
     """jieba's switch to segmenting in `processnum` processes: it does nothing here, where a
     Segmenter already uses every core (threads, and helper processes for a batch of 8 k
     characters or more; segment_lines and the command line's --workers for files)."""
-    if processnum is not None and (not isinstance(processnum, int) or isinstance(processnum, bool) or processnum < 1):
-        raise ValueError(f"processnum must be a positive int or None, got {processnum!r}")
+    try:  # any integer jieba's Pool takes (a numpy int too); anything else is named in the error
+        count = None if processnum is None else operator.index(processnum)
+    except TypeError:
+        count = processnum
+    check_positive_int(count, "processnum", allow_none=True)
     logging.getLogger(__name__).debug("enable_parallel: a Segmenter uses every core already")
 
 

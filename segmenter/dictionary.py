@@ -35,6 +35,7 @@ from typing import IO, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
+from .arguments import check_text
 from .dictionary_files import parse_lines, read_folder, source_lines, write_folder
 
 DEFAULT_FREQ = 1  # add_word(word) and dictionary lines without a frequency
@@ -53,9 +54,7 @@ class Occurrence(NamedTuple):
 
 
 def check_word(word, argument: str = "word") -> str:
-    if not isinstance(word, str):
-        raise TypeError(f"{argument} must be a str, got {type(word).__name__}")
-    stripped = word.strip()
+    stripped = check_text(word, argument).strip()
     if not stripped:
         raise ValueError(f"{argument} must not be empty or blank, got {word!r}")
     if "\n" in stripped or "\r" in stripped:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 import segmenter
@@ -214,8 +215,12 @@ def test_use_paddle_parallel_set_log_level_dt_and_bytes(jieba):
     jieba.enable_parallel(4)  # jieba's README: nothing to do here, every core is used already
     assert jieba.lcut(text) == jieba.lcut(text, False)
     jieba.disable_parallel()
-    with pytest.raises(ValueError, match="processnum must be a positive int"):
-        jieba.enable_parallel(0)
+    jieba.enable_parallel(np.int64(2))  # any integer jieba's Pool takes
+    for bad in (0, 2.5, "4"):
+        with pytest.raises(ValueError, match="processnum must be a positive int"):
+            jieba.enable_parallel(bad)
+    with pytest.raises(TypeError, match=r"word must be a str, got bytes \(decode it first"):
+        jieba.add_word("云计算".encode("utf-8"))
     with pytest.raises(TypeError, match=r"got bytes \(decode it first"):
         jieba.lcut(text.encode("utf-8"))
 
