@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-d", "--delimiter", nargs="?", default=" ", const=" ",
                         help="string between words (default, and -d alone as in jieba: one space); whitespace "
                              "between words is dropped, the delimiter stands for it, except with -d '' (each line "
-                             "comes out as it came in)")
+                             "comes out as it came in, its end written \\n)")
     parser.add_argument("-m", "--model", default=None,
                         help="model folder, hub name, or a shipped model: default (the embedded one), accurate, fast")
     parser.add_argument("-s", "--standard", default=None, choices=STANDARD_CHOICES,
