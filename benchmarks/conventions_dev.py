@@ -1,4 +1,4 @@
-"""The conventions of numbers, dates and counts on dev: what each rule and each level does.
+"""The conventions of numbers, dates and counts on dev: what they do, together, at each standard.
 
 For each dev file: word F1 and recall by word length of the embedded default with each named
 standard (levels.STANDARDS), with the conventions (conventions.py) and without them (the heads

@@ -2,7 +2,7 @@
 the teacher in one process, and print a markdown table.
 
     python benchmarks/distill_sweep.py --out runs/distill --sizes 1x128:3 2x128 3x128 2x192 3x256 \
-        --train --max-label-chars 1000000 --minutes 6 > benchmarks/results/distill_sweep.md
+        --train --max-label-chars 1000000 --minutes 6 > benchmarks/results/history/distill_sweep.md
 
 --train runs `segmenter distill --no-label` for every size whose folder OUT/LxH has no
 distill_metrics.json yet (the labels must already be in OUT/labels: `segmenter distill

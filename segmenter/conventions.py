@@ -44,7 +44,8 @@ By standard: a two-character word takes a suffix where the word table knows the 
 characters as a unit; counts split from their classifier as each standard writes them; a
 three-character name splits after its surname (the surname list, a raw-text check, no sounds of
 a transliteration: 莫斯科 stays whole); dates join and runs of dashes or dots split (MSR).
-Each rule was kept where the dev files gained (benchmarks/results/conventions_dev.md);
+Each rule was kept where the dev files gained (rules.py says how, row by row; together they gain on
+each standard's own dev file: benchmarks/results/conventions_dev.md);
 Segmenter(conventions=None) turns them all off: the heads-and-raw-text-only setting
 (benchmark setting segmenter:plain).
 

@@ -12,7 +12,7 @@ and ~2.5 a miss, all queries of a call at once in numpy. It answers what find_ke
 answers for every key that is there (its position in the sorted keys); a query that is not
 there gets found=False and slot 0.
 
-Built once per length on first use (~0.1 s and 8 MB for 540 k keys), by the same probing:
+Built once per length on first use (~0.1 s and 8 MB for ~570 k keys), by the same probing:
 every key, in rounds, takes the first empty slot from its home on; of several keys aiming at
 one slot in a round the first takes it. No key is ever removed, so a lookup that meets an
 empty slot knows its query is absent.

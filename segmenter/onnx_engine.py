@@ -60,7 +60,7 @@ def weights_fingerprint(folder: Path) -> str:
 # Fusions left out of every session. onnxruntime 1.32 fuses the static graph's residual Add and
 # LayerNormalization into a SkipLayerNormalization that takes 16-17% of the graph's time on one
 # thread; unfused, the static graphs of default and fast run 1.09-1.26x faster at batches of 64
-# windows of 32-128 tokens; a float graph never gets the node (benchmarks/results/fusions.md).
+# windows of 32-128 tokens (benchmarks/results/fusions.md); a float graph never gets the node.
 UNFUSED = ("SkipLayerNormFusion",)
 
 

@@ -108,7 +108,7 @@ def calibrate_standard(segmenter, gold: list[list[str]], min_gain: float = 0.002
     return result
 
 
-# Segmented Chinese averages under 2 characters a word (the six dev files: 1.4 to 1.7); lines with
+# Segmented Chinese averages under 2 characters a word (the six dev files: 1.5 to 1.8); lines with
 # words this long on average are raw text, whose whole lines would become the folder's "words".
 UNSEGMENTED_CHARS_PER_WORD = 5.0
 
