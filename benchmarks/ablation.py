@@ -260,7 +260,7 @@ def main_table(out: Path) -> None:
         "`segmenter ngrams` writes it, with its counts (the cohesive pairs read them). Heads: the `accurate` model "
         "(the shipped default when the first rows were chosen), its junction scores read once and cached; the "
         "rows from alpha 0.15 on were chosen in later rounds on dev sentences 0–1500 or 100–1600, the unigram model's "
-        "weight on 100–1600 (benchmarks/results/conventions_dev.md).",
+        "weight on 100–1600 (no results file keeps that sweep).",
     ]
     lines += table_lines(pick, DEV)
     lines += ["", f"## Held out: dev sentences {HELD_OUT[0]}–{HELD_OUT[1]} (held out from the first round's choices, "
