@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, run_cli
 from segmenter.cli import main
 from segmenter.lines import UndecodableLine, check_utf8, split_lines
 
@@ -165,3 +165,29 @@ def test_g_output_onto_an_input_file_is_refused(tiny_model_dir, tmp_path, capsys
         assert "is also an input file" in capsys.readouterr().err
     assert source.read_text(encoding="utf-8") == "我爱北京\n"
     assert main(["-m", str(tiny_model_dir), "-q", str(source), "-o", str(tmp_path / "out.txt")]) == 0
+
+
+def test_the_trainers_numbers_are_checked_where_they_are_parsed(tmp_path):
+    """A thread count, a size or a step that must be positive is refused by argparse, naming the
+    option, not by torch or a range() deep inside training; --report and --curve need --gold."""
+    import argparse
+
+    from segmenter.cli.options import non_negative_int, positive
+
+    for kind, good, bad in ((int, "3", ("0", "-1", "x", "2.5")), (float, "0.5", ("0", "-1", "nan", "inf", "x"))):
+        assert positive(kind)(good) == kind(good)
+        for text in bad:
+            with pytest.raises(argparse.ArgumentTypeError, match=f"must be a positive {kind.__name__}"):
+                positive(kind)(text)
+    assert non_negative_int("0") == 0
+    with pytest.raises(argparse.ArgumentTypeError, match="must be an int >= 0"):
+        non_negative_int("-1")
+    raw = tmp_path / "raw.txt"
+    raw.write_text("我们都是中国人民的好朋友。\n", encoding="utf-8")
+    for args, message in ((("selftrain", "-m", "fast", "--raw", raw, "--out", tmp_path / "s", "--threads", "-1"),
+                           b"argument --threads: must be a positive int"),
+                          (("distill", "-m", "fast", "--raw", raw, "--out", tmp_path / "d", "--hidden", "0"),
+                           b"argument --hidden: must be a positive int"),
+                          (("heads", "-m", "fast", "--raw", raw, "--report"), b"--report reads the heads against --gold")):
+        result = run_cli(*args)
+        assert result.returncode == 2 and message in result.stderr and b"Traceback" not in result.stderr

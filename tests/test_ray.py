@@ -69,6 +69,10 @@ def test_split_rows_keep_every_line_and_report_bad_bytes():
     assert rows["error"][0] == "" and "b, line 2" in rows["error"][-1]
     assert set(rows["lines"][:-1]) == {len(lines_of(FIRST))} and rows["lines"][-1] == 1  # the error row
     assert _split_file_batch({"bytes": [b"\xff"], "path": ["b"]}, "replace")["text"][0] == "\ufffd"
+    # a file's byte-order mark is dropped, as the command line drops it (`segmenter FILE`)
+    rows = _split_file_batch({"bytes": ["\ufeff我爱北京\n第二行\n".encode(), "\ufeff".encode(), b""],
+                             "path": ["c", "d", "e"]}, "strict")
+    assert list(rows["text"]) == ["我爱北京", "第二行", ""]  # an empty file has no line
 
 
 def test_job_planning_and_refusals(corpus, tmp_path):

@@ -99,3 +99,17 @@ def test_refine_refuses_what_it_cannot_train(tmp_path, raw_file, one_head_model)
     assert result.returncode == 2 and b"no such file" in result.stderr
     result = run_cli("refine", "-m", str(one_head_model), "--raw", str(raw_file), "--out", str(one_head_model))
     assert result.returncode == 2 and b"model folder itself" in result.stderr
+
+
+@pytest.mark.slow
+def test_refining_a_shipped_model_that_reads_anothers_table_writes_a_folder_of_its_own(tmp_path):
+    """`fast` (like `accurate`) reads the default's word table through its profile ("../default"):
+    refined into a folder elsewhere, that path would point nowhere, so the folder gets the table."""
+    raw = tmp_path / "raw.txt"
+    raw.write_text("我们都是中国人民的好朋友。\n今天天气很好，我们去公园散步。\n" * 40, encoding="utf-8")
+    out = tmp_path / "refined"
+    refine(RefineConfig(model="fast", raw=[str(raw)], out=str(out), chars=2000, seed=0), threads=1)
+    profile = json.loads((out / "segmenter_heads.json").read_text(encoding="utf-8"))
+    assert "word_table" not in profile.get("runtime", {}) and (out / "ngrams.npz").is_file()
+    text = "我们都是中国人民的好朋友"
+    assert "".join(Segmenter(out).segment(text)) == text

@@ -146,3 +146,19 @@ def test_autonomy_and_word_decoding():
     assert not decode_words(plan, np.full(len(plan.junctions), -50.0), entropy).any()
     logits = np.array([-1.0, -0.5, 0.2, 0.3, -0.6, 0.4, 1.0])
     assert decode_words(plan, logits, entropy, alpha=0.0).tolist() == (logits > 0).tolist()
+
+
+@pytest.mark.slow
+def test_selftrain_gives_a_model_of_128_positions_windows_that_fit(tmp_path):
+    """The shipped students (and `segmenter pretrain`'s models) have 128 positions: self-training
+    reads and trains them in windows of 126 characters, not the default 254 (that stopped with a
+    tensor-size error deep inside torch)."""
+    from segmenter.model import embedded_model_path
+
+    raw = tmp_path / "raw.txt"
+    raw.write_text(("我们都是中国人民的好朋友。" * 15 + "\n") * 30, encoding="utf-8")  # lines of 195 characters
+    config = SelftrainConfig(model=str(embedded_model_path("fast")), raw=[str(raw)], out=str(tmp_path / "out"),
+                             rounds=1, chars=3000, teacher_layers=2, student_layers=2, minutes=0.1)
+    out = selftrain(config)
+    text = "我们都是中国人民的好朋友。" * 15
+    assert "".join(Segmenter(out).segment(text)) == text

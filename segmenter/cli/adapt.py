@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch threads of --refine (default: all cores)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of --refine's training (default: 0); results move a little between seeds")
-    parser.add_argument("-q", "--quiet", action="store_true")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or log lines, warnings only")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
-"""Fit a model's standard to a few sentences segmented your way: a copy of the model whose
-default follows them (train/calibrate_standard.py says how).
+"""Fit a model's standard to a few sentences segmented your way, in a copy of the model.
+
+The copy's default follows those sentences (train/calibrate_standard.py says how).
 
 Example:
   segmenter calibrate --gold my_50_sentences.txt --out my_model      # one sentence a line, words split by spaces
@@ -27,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-words", dest="words", action="store_false",
                         help="fit the standard's rules and threshold only; learn no user dictionary entries from the "
                              "sentences (the strings they keep whole or cut where the model does not)")
-    parser.add_argument("-q", "--quiet", action="store_true")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or log lines, warnings only")
 
 
 def run(args: argparse.Namespace) -> int:

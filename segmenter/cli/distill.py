@@ -21,25 +21,25 @@ from dataclasses import fields
 from pathlib import Path
 
 from . import CLIError
-from .options import add_gold, add_raw, model_folder
+from .options import add_gold, add_raw, model_folder, non_negative_int, positive
 
 NUMERIC = {
-    "chars": (int, "raw characters to label (default: 2000000)"),
-    "layers": (int, "student layers; the boundary head is head 0 of the last (default: 2)"),
-    "hidden": (int, "student hidden size (default: 128)"),
-    "ffn": (int, "shrink the teacher instead of training a fresh student: keep this many neurons of each "
+    "chars": (positive(int), "raw characters to label (default: 2000000)"),
+    "layers": (positive(int), "student layers; the boundary head is head 0 of the last (default: 2)"),
+    "hidden": (positive(int), "student hidden size (default: 128)"),
+    "ffn": (positive(int), "shrink the teacher instead of training a fresh student: keep this many neurons of each "
                  "feed-forward layer, then learn the teacher's scores (its folder's profile and word table "
                  "carry over)"),
-    "head_size": (int, "size of one attention head; heads = hidden / head_size (default: 32)"),
-    "window": (int, "characters per student window (default: 126)"),
-    "overlap": (int, "window overlap in training (default: 32)"),
-    "temperature": (float, "soft target sigmoid(s_teacher / T) (default: 1)"),
+    "head_size": (positive(int), "size of one attention head; heads = hidden / head_size (default: 32)"),
+    "window": (positive(int), "characters per student window (default: 126)"),
+    "overlap": (non_negative_int, "window overlap in training (default: 32)"),
+    "temperature": (positive(float), "soft target sigmoid(s_teacher / T) (default: 1)"),
     "hard": (float, "share of the hard label mixed into the target (default: 0.1)"),
-    "minutes": (float, "training minutes at most (default: 10)"),
-    "epochs": (float, "passes over the labels; --minutes caps the run (default: 1)"),
-    "max_label_chars": (int, "train on at most this many labelled characters (default: all finished chunks)"),
-    "lr": (float, "peak learning rate (default: 2e-3)"),
-    "batch_size": (int, "windows per step (default: 64)"),
+    "minutes": (positive(float), "training minutes at most (default: 10)"),
+    "epochs": (positive(float), "passes over the labels; --minutes caps the run (default: 1)"),
+    "max_label_chars": (positive(int), "train on at most this many labelled characters (default: all finished chunks)"),
+    "lr": (positive(float), "peak learning rate (default: 2e-3)"),
+    "batch_size": (positive(int), "windows per step (default: 64)"),
     "seed": (int, "seed of sampling and training (default: 0)"),
 }
 
@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--int8", action="store_true",
                         help="with --ffn: export model.onnx with int8 weights (faster on CPUs with VNNI; words then "
                              "depend on batching: segmenter export-onnx --help)")
-    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.add_argument("--threads", type=positive(int), default=None, help="torch CPU threads")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     for name, (kind, text) in NUMERIC.items():
         parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
@@ -90,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if args.int8 and config.ffn is None:
         raise CLIError("--int8 goes with --ffn (a fresh student folder has no model.onnx: "
                        "segmenter export-onnx --int8)")
+    if not 0 <= config.hard <= 1:
+        raise CLIError(f"--hard is a share of the target, in [0, 1]; got {config.hard}")
     if not 2 <= config.overlap < config.window:
         raise CLIError(f"--overlap must be in [2, --window) = [2, {config.window}), got {config.overlap}")
     out = distill(config, label=not args.no_label)

@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --int8 static: raw text files (one text a line); the first "
                              f"{CALIBRATION_LINES:,} lines of a seeded sample of {CALIBRATION_CHARS:,} characters "
                              "set the activation scales")
-    parser.add_argument("-q", "--quiet", action="store_true")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or log lines, warnings only")
 
 
 def run(args: argparse.Namespace) -> int:

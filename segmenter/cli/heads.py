@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from . import CLIError
-from .options import add_raw, model_folder
+from .options import add_raw, model_folder, positive
 
 MIN_RAW_HAN = 1_000  # Han characters of --raw: fewer give the n-gram statistics nothing to stand on
 
@@ -22,12 +22,12 @@ MIN_RAW_HAN = 1_000  # Han characters of --raw: fewer give the n-gram statistics
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None, help="model folder or hub name (default: the embedded model)")
     add_raw(parser)
-    parser.add_argument("--raw-lines", type=int, default=2000, help="raw lines read (default: 2000)")
+    parser.add_argument("--raw-lines", type=positive(int), default=2000, help="raw lines read (default: 2000)")
     parser.add_argument("--gold", metavar="FILE", help="a *dev* gold file (never a test file)")
-    parser.add_argument("--max-sentences", type=int, default=100, help="gold sentences that calibrate (default: 100)")
-    parser.add_argument("--eval-sentences", type=int, default=1000,
+    parser.add_argument("--max-sentences", type=positive(int), default=100, help="gold sentences that calibrate (default: 100)")
+    parser.add_argument("--eval-sentences", type=positive(int), default=1000,
                         help="gold sentences after those that evaluate (default: 1000)")
-    parser.add_argument("--max-heads", type=int, default=12, help="heads kept in the profile (default: 12)")
+    parser.add_argument("--max-heads", type=positive(int), default=12, help="heads kept in the profile (default: 12)")
     parser.add_argument("--report", action="store_true", help="print every head's AUC/F1 on --gold; write nothing")
     parser.add_argument("--curve", metavar="N,N,…",
                         help="with --gold: F1 after calibrating on each N sentences (0 = unsupervised, needs --raw)")
@@ -75,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"{option} {path}: no such file")
     if not args.raw and not args.gold:
         raise CLIError("give --raw FILE… (unsupervised) and/or --gold DEV_FILE (report, calibration)")
+    for option in ("report", "curve"):  # both score heads against gold boundaries
+        if getattr(args, option) and not args.gold:
+            raise CLIError(f"--{option} reads the heads against --gold DEV_FILE; give one")
     folder = model_folder(args.model)
     out = None if args.report or args.curve else _profile_path(args.out, folder)  # refused before any work
     try:

@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the autonomy (a z-score) a rare string needs (default: RARE_AUTONOMY, 2)")
     parser.add_argument("--unigram-rounds", type=int, default=8,
                         help="EM rounds of the unigram word model over the same text (default: 8; 0: no model)")
-    parser.add_argument("-q", "--quiet", action="store_true")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or log lines, warnings only")
 
 
 def run(args: argparse.Namespace) -> int:

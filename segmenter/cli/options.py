@@ -43,6 +43,34 @@ def add_gold(parser, dest: str, sentences_dest: str, use: str, sentences: int, o
             parser.add_argument(name, dest=target, help=argparse.SUPPRESS, **extra)
 
 
+def positive(kind=int):
+    """An argparse type: a number of `kind` (int or float) above 0, else the option's one-line
+    error ("argument --threads: must be a positive int, got '-1'") instead of a traceback from
+    wherever the value is first used (torch.set_num_threads, a range step, a layer size)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not value > 0 or value != value or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be a positive {kind.__name__}, got {text!r}")
+        return value
+
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an int >= 0 (a head's index, an overlap)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an int >= 0, got {text!r}")
+    return value
+
+
 def model_folder(name: str | None) -> Path:
     """The model folder of -m/--model (downloaded when a hub name), checked: else a CLIError."""
     from ..model import ModelLoadError, check_folder, resolve_model_folder

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 from . import CLIError
-from .options import add_raw, check_raw, model_folder
+from .options import add_raw, check_raw, model_folder, positive
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epochs", type=float, default=1.0, help="passes over the labelled text (default: 1)")
     parser.add_argument("--minutes", type=float, default=30.0, help="stop training after this long (default: 30)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the raw-text sample and of training (default: 0)")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: all cores)")
-    parser.add_argument("-q", "--quiet", action="store_true")
+    parser.add_argument("--threads", type=positive(int), default=None, help="torch threads (default: all cores)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or log lines, warnings only")
 
 
 def run(args: argparse.Namespace) -> int:

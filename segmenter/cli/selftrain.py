@@ -17,22 +17,22 @@ from dataclasses import fields
 from pathlib import Path
 
 from . import CLIError
-from .options import add_gold, add_raw, model_folder
+from .options import add_gold, add_raw, model_folder, non_negative_int, positive
 
 NUMERIC = {
-    "rounds": (int, "self-training rounds at most (default: 2)"),
-    "chars": (int, "raw characters sampled and labelled per round (default: 600000)"),
-    "teacher_layers": (int, "round 1 reads every head of this many lower layers of --model (default: 9)"),
-    "student_layers": (int, "the student keeps this many lower layers of --model (default: 6)"),
-    "boundary_head": (int, "head of the student's last layer that learns the boundaries (default: 0)"),
+    "rounds": (positive(int), "self-training rounds at most (default: 2)"),
+    "chars": (positive(int), "raw characters sampled and labelled per round (default: 600000)"),
+    "teacher_layers": (positive(int), "round 1 reads every head of this many lower layers of --model (default: 9)"),
+    "student_layers": (positive(int), "the student keeps this many lower layers of --model (default: 6)"),
+    "boundary_head": (non_negative_int, "head of the student's last layer that learns the boundaries (default: 0)"),
     "confidence": (float, "keep pseudo-labels whose teacher probability is at least this (default: 0.8)"),
     "quantile": (float, "unsupervised teacher: share of junctions the n-grams label on each side (default: 0.3)"),
     "alpha": (float, "word decoding: weight of n-gram autonomy against the boundary logits (default: 1.0)"),
-    "minutes": (float, "training minutes per round at most (default: 30)"),
-    "epochs": (float, "passes over a round's labels (default: 1)"),
-    "lr": (float, "peak learning rate (default: 5e-5)"),
-    "batch_size": (int, "windows per batch (a training step; default: 32)"),
-    "calibrate_sentences": (int, "sentences of --calibrate used (default: 100)"),
+    "minutes": (positive(float), "training minutes per round at most (default: 30)"),
+    "epochs": (positive(float), "passes over a round's labels (default: 1)"),
+    "lr": (positive(float), "peak learning rate (default: 5e-5)"),
+    "batch_size": (positive(int), "windows per batch (a training step; default: 32)"),
+    "calibrate_sentences": (positive(int), "sentences of --calibrate used (default: 100)"),
     "seed": (int, "seed of sampling and training (default: 0)"),
 }
 
@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pseudo-labels from word-level decoding with n-gram autonomy (words, default) "
                              "or from thresholds alone (none)")
     parser.add_argument("--device", default="cpu", help="cpu or cuda (default: cpu)")
-    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.add_argument("--threads", type=positive(int), default=None, help="torch CPU threads")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     for name, (kind, text) in NUMERIC.items():
         parser.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
@@ -60,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
+    from ..arguments import resolve_device
     from ..train.selftrain import SelftrainConfig, selftrain
 
     files = [("--raw", p) for p in args.raw] + [
@@ -70,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise CLIError(f"--out {args.out} is a file; give a folder")
     model = model_folder(args.model)
+    try:
+        resolve_device(args.device)  # one line for a device that does not exist, before any work
+    except ValueError as err:
+        raise CLIError(str(err)) from None
     if args.threads:
         torch.set_num_threads(args.threads)
     given = {name: getattr(args, name) for name in (*NUMERIC, "decode", "dev_sentences")

@@ -206,6 +206,8 @@ def _split_file_batch(batch: dict, errors: str) -> dict:
             lines, problem = split_lines(bytes(data), errors, name=str(path)), ""
         except ValueError as err:
             lines, problem = [""], str(err)
+        if lines:  # a byte-order mark is no text: `segmenter FILE` drops it too
+            lines[0] = lines[0].removeprefix("\ufeff")
         paths.extend([str(path)] * len(lines))
         numbers.extend(range(1, len(lines) + 1))
         totals.extend([len(lines)] * len(lines))

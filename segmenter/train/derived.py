@@ -17,6 +17,7 @@ from ..integrity import write_manifest
 from ..onnx_engine import ONNX_FILE, export_onnx, exported_kind
 from ..onnx_static import CALIBRATION_LINES
 from ..profile import PROFILE_FILE
+from ..wordstats import standalone_table
 from .model_card import append_card_section
 
 
@@ -52,6 +53,8 @@ def write_derived_folder(source: Path, out: Path, model, key: str, record: dict,
             extra[f"{key}_earlier"] = earlier
         extra[key] = record
         data["source"] = f"{data.get('source', '')}; {describe}"
+        if "runtime" in data:  # a folder that reads another's word table (accurate, fast) gets its own copy:
+            data["runtime"] = standalone_table(source, data["runtime"], building)  # `out` may lie anywhere
         profile_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         append_card_section(building, card_section)
         if onnx is not None:

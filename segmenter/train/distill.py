@@ -151,11 +151,11 @@ def pca_embeddings(teacher_folder: Path, hidden: int) -> torch.Tensor:
     name = next((k for k in tensors if k.endswith("word_embeddings.weight")), None)
     if name is None:
         raise ValueError(f"{teacher_folder}/model.safetensors has no word_embeddings.weight to initialise from; "
-                         "pass pca_init=False")
+                         "pass pca_init=False (segmenter distill --no-pca-init)")
     weights = tensors[name].float()
     if hidden > weights.shape[1]:
         raise ValueError(f"hidden {hidden} exceeds the teacher's {weights.shape[1]}: PCA cannot add dimensions; "
-                         "pass pca_init=False")
+                         "pass pca_init=False (segmenter distill --no-pca-init)")
     centred = weights - weights.mean(0)
     _, _, vt = torch.linalg.svd(centred, full_matrices=False)
     projected = centred @ vt[:hidden].T  # (V, hidden)

@@ -28,7 +28,7 @@ import shlex
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +41,7 @@ from ..lines import line_pieces
 from ..model import load_encoder
 from ..profile import HeadProfile
 from ..reader import HeadReader
-from ..windows import OVERLAP, WINDOW
+from ..windows import OVERLAP, WINDOW, clamp_window
 from .head_measures import JunctionSample, all_heads, auc, gold_junctions, word_f1
 from .model_card import selftrain_card, write_card
 from .ngrams import BranchingEntropy
@@ -200,6 +200,14 @@ class Evidence:
 
 
 def selftrain(config: SelftrainConfig) -> Path:
+    # Windows no longer than the base model's positions ([CLS] and [SEP] take two): a model
+    # pretrained at 128 positions (segmenter pretrain's default, the shipped students) gets
+    # windows of 126, as the runtime reads it (windows.clamp_window).
+    positions = json.loads((Path(config.model) / "config.json").read_text(encoding="utf-8"))["max_position_embeddings"]
+    window, overlap = clamp_window(config.window, config.overlap, positions)
+    if (window, overlap) != (config.window, config.overlap):
+        logger.info("windows of %d characters, overlap %d: the model has %d positions", window, overlap, positions)
+        config = replace(config, window=window, overlap=overlap)
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
