@@ -13,6 +13,7 @@ the old names of --gold and --gold-sentences.)
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import fields
 from pathlib import Path
 
@@ -84,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
                              device=args.device, **{k: v for k, v in given.items() if k in known})
     if not 0.5 <= config.confidence < 1:
         raise CLIError(f"--confidence must be in [0.5, 1), got {config.confidence}")
+    heads = json.loads((model / "config.json").read_text(encoding="utf-8")).get("num_attention_heads")
+    if heads is not None and config.boundary_head >= heads:
+        raise CLIError(f"--boundary-head must be below the model's {heads} heads a layer, got {config.boundary_head}")
     out = selftrain(config)
     print(f"wrote {out}")
     return 0
