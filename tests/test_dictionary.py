@@ -188,6 +188,18 @@ def test_any_dictionary_keeps_text_and_levels_nest(text, entries, seed):
         previous = ends
 
 
+def test_levels_nest_with_the_user_words_whole_at_each():
+    """The property above, on one example where the dictionary has work to do at every level: the
+    heads cut inside 乙丙 at each, and 丙丁戊 crosses it with a lower frequency."""
+    dictionary = dictionary_of([("乙丙", 2), ("丙丁戊", 1)])
+    plan = TextPlan("甲乙丙丁戊己")
+    scores = np.array([0.5, 1.5, -0.5, 2.0, -0.5])  # junctions after 甲 乙 丙 丁 戊
+    levels = [assembled(plan, scores > t, scores - t, dictionary) for t in (1.0, 0.0, -1.0)]
+    # 乙丙 whole at each level (its freq 2 beats the crossing 丙丁戊), the heads' other cuts kept
+    assert levels == [[1, 3, 4, 6], [1, 3, 4, 6], [1, 3, 4, 5, 6]]
+    assert set(levels[0]) <= set(levels[1]) <= set(levels[2])
+
+
 @settings(max_examples=150, deadline=None)
 @given(text=TEXTS, entries=entries_with(st.integers(1, 3)), seed=SEEDS)
 def test_any_cuts_keep_text_and_a_lone_user_word_whole(text, entries, seed):
