@@ -65,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not out.is_dir() and out.suffix != ".npz":
         raise CLIError(f"--out {out}: expected an existing model folder or a file name ending in .npz")
+    if not out.is_dir() and not out.parent.is_dir():  # found now, not after the counting (minutes)
+        raise CLIError(f"--out {out}: its folder {out.parent} does not exist")
     started = time.time()
     try:
         lines = sample_raw_lines(args.raw, chars)
