@@ -1,5 +1,7 @@
 """Local multi-process segmentation: same words as segment(), in input order, bounded, clear errors."""
+import multiprocessing
 import pickle
+import time
 
 import pytest
 
@@ -52,13 +54,20 @@ def test_in_process_stream_matches_segment(tiny_segmenter, expected):
 
 
 @pytest.mark.slow
-def test_workers_match_segment_in_order(tiny_segmenter, expected, tmp_path):
+def test_workers_match_segment_in_order(tiny_segmenter, expected, tmp_path, monkeypatch):
+    import segmenter.parallel as parallel
+
+    pools = []  # the worker pool really runs: not this process alone, with the same words
+    real = parallel.map_chunks
+    monkeypatch.setattr(parallel, "map_chunks", lambda spec, chunks, workers, *rest: (
+        pools.append(workers), real(spec, chunks, workers, *rest))[1])
     first, second = tmp_path / "a.txt", tmp_path / "b.txt"
     first.write_text("\n".join(LINES[:13]) + "\n", encoding="utf-8")
     second.write_text("\n".join(LINES[13:]), encoding="utf-8")  # no final newline
     results = list(tiny_segmenter.segment_files([first, second], workers=2, chunk_lines=3, show_progress=False))
     assert [words for _, words in results] == expected
     assert [path for path, _ in results] == [str(first)] * 13 + [str(second)] * (len(LINES) - 13)
+    assert pools == [2]
 
 
 @pytest.mark.slow
@@ -71,10 +80,18 @@ def test_workers_read_ahead_is_bounded_and_early_stop_is_clean(tiny_segmenter, e
             pulled += 1
             yield line
 
+    before = set(multiprocessing.active_children())  # other tests' processes may live on
     stream = tiny_segmenter.segment_lines(lines(), workers=2, chunk_lines=5, max_in_flight=2, show_progress=False)
     assert next(stream) == expected[0]
     assert pulled <= 3 * 5  # two chunks in flight and at most one being read, not the whole input
+    workers = set(multiprocessing.active_children()) - before
+    assert workers  # the words came from worker processes
     stream.close()  # stops the workers without segmenting the rest
+    read = pulled
+    deadline = time.monotonic() + 60
+    while workers & set(multiprocessing.active_children()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not workers & set(multiprocessing.active_children()) and pulled == read  # none left, nothing more read
 
 
 @pytest.mark.slow
