@@ -72,8 +72,9 @@ def enable_paddle() -> None:
 
 def enable_parallel(processnum: int | None = None) -> None:
     """jieba's switch to segmenting in `processnum` processes: it does nothing here, where a
-    Segmenter already uses every core (threads, and helper processes for a batch of 8 k
-    characters or more; segment_lines and the command line's --workers for files)."""
+    Segmenter already uses every core (threads, and on the onnx engine helper processes for a
+    large batch: Segmenter's `processes`; segment_lines and the command line's --workers for
+    files)."""
     try:  # any integer jieba's Pool takes (a numpy int too); anything else is named in the error
         count = None if processnum is None else operator.index(processnum)
     except TypeError:

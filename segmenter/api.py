@@ -59,8 +59,9 @@ class Segmenter:
     torch import); "torch" runs any Hugging Face encoder with transformers, on any device;
     "onnx" runs the folder's model.onnx (`segmenter export-onnx`) with onnxruntime (onnx_engine.py);
     "auto" (default; model.load_reader): on the CPU, onnx when the folder has an export of its
-    own weights and onnxruntime is installed (the embedded default does: ~2x numpy, the same
-    words), else numpy when the folder allows it; torch otherwise.
+    own weights and onnxruntime is installed (the embedded default does: ~2x numpy; its graph is
+    int8, so its words differ from the float engines' on about 1% of sentences), else numpy when
+    the folder allows it; torch otherwise.
     window/overlap: None takes the profile's "runtime" entry, else 254/64.
     decode: "threshold" cuts where the combined score passes the granularity's threshold;
     "words" decodes whole words with the folder's n-gram table (decoding.py); None takes the
@@ -73,9 +74,10 @@ class Segmenter:
     conventions: the character lists behind the standard's rules of numbers, counts, names,
     suffixes and function words, which no head can learn (conventions.py); None: no rules, the
     heads and the word table alone. README "Granularity and standards" has the standards.
-    processes: on the CPU with more than one core, a batch of 8 k characters or more is shared
+    processes: on the CPU with more than one core and the onnx engine, a batch long enough for
+    two chunks (about 12 k characters or more: a short last chunk joins the one before) is shared
     with cores - 1 helper processes (spawned on first use, ~1 s in the background while this
-    one works; processes.py), the rest of the time by threads; False: threads only (a server
+    one works; processes.py), the rest of the time by threads (the other engines: threads); False: threads only (a server
     that must not start processes). The words are the same either way.
 
     Threads: one Segmenter may be shared by threads (a web server's). add_word, del_word,
@@ -212,12 +214,13 @@ class Segmenter:
                         conventions=self.conventions, dictionary=dictionary, words_only=words_only)
 
     def _level_tokens(self, text: str, granularities) -> list[list[Token]]:
-        """Tokens of `text` at each granularity, from one reading of the heads. With the
-        threshold the cuts nest: a cut at a coarser level is a cut at every finer one (the
-        dictionary does not depend on the level, see dictionary.py). Word decoding decides each
-        level by its own dynamic program, which does not guarantee it (no crossing was seen on
-        300 pku_dev sentences); search_modes.nest then leaves a crossing fine token out of the
-        coarse word's parts, and every level still tiles the text."""
+        """Tokens of `text` at each granularity, from one reading of the heads. The levels'
+        cuts mostly nest (a cut at a coarser level is a cut at every finer one), but nothing
+        guarantees it: word decoding decides each level by its own dynamic program, and the
+        conventions act on each level's words (on 300 pku_dev sentences of the embedded
+        default, 15 had a coarse word crossing a fine cut: 负担|过重 against 负担过重).
+        search_modes.nest then leaves a crossing fine token out of the coarse word's parts, and
+        every level still tiles the text."""
         plan = self.score_texts([check_text(text)], show_progress=False)[0]
         dictionary = self.user_dictionary.snapshot()  # one for all levels: they see the same words
         return [self.assemble([plan], g, dictionary=dictionary)[0] for g in granularities]
@@ -284,7 +287,9 @@ class Segmenter:
 
     def segment_levels(self, text: str, coarse="coarse", fine="fine") -> list[tuple[str, list[str]]]:
         """Coarse words, each with its fine sub-words (like jieba's search mode, from the heads):
-        the scores are read once and cut at two thresholds; a coarse cut is always a fine cut."""
+        the scores are read once and assembled at both levels. A fine word that crosses a coarse
+        word's edge (rare: _level_tokens) is left out of its parts, which then do not join
+        back to it (负担|过重 coarse, 负担过重 fine: two coarse words without parts)."""
         coarse, fine = sorted((coarse, fine), key=granularity_value, reverse=True)
         coarse_tokens, fine_tokens = self._level_tokens(text, (coarse, fine))
         nested = nest(coarse_tokens, fine_tokens)
@@ -335,7 +340,8 @@ class Segmenter:
 
     def cut_for_search(self, sentence: str, HMM=True, *, granularity=None) -> Iterator[str]:
         """jieba's search mode: each word of cut(), preceded by its sub-words of two characters
-        or more from the finer levels (shortest first, then left to right)."""
+        or more (shortest first, then left to right): the finer levels' words inside it and its
+        2- and 3-character strings the word table knows as words (search_modes.search_tokens)."""
         check_flag(HMM, "HMM", "cut_for_search(text, granularity='coarse')")
         return iter([w for w, _, _ in self.tokenize(sentence, mode="search", granularity=granularity)])
 
@@ -393,6 +399,6 @@ class Segmenter:
     def load_userdict(self, f) -> int:
         """A jieba dictionary (path, or open file in text or binary mode): `word [freq] [tag]` a
         line. All or nothing: a bad line raises ValueError naming the file and line, and leaves
-        the dictionary as it was. Returns the number of lines read."""
+        the dictionary as it was. Returns the number of entries read (blank lines are skipped)."""
         return self.user_dictionary.load(f)
 

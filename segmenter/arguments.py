@@ -85,5 +85,7 @@ def check_window(window, overlap) -> None:
 
 
 def check_flag(value, argument: str, hint: str) -> None:
-    if not isinstance(value, (bool, int)):
+    """jieba's flags take any true or false value: None, a bool or an int (numpy's too). A str or
+    a float is refused: it is a granularity given in the flag's place."""
+    if value is not None and not isinstance(value, (bool, int, np.bool_, np.integer)):
         raise TypeError(f"{argument} must be True or False, got {value!r} (granularity is a keyword argument: {hint})")

@@ -29,7 +29,7 @@ def granularity_value(granularity: str | float | int | None) -> float:
                 f"granularity must be one of {sorted(GRANULARITY_NAMES)} or a number in [0, 1], got {granularity!r}"
             )
         return GRANULARITY_NAMES[granularity]
-    if isinstance(granularity, bool) or not isinstance(granularity, (int, float)):
+    if isinstance(granularity, (bool, np.bool_)) or not isinstance(granularity, (int, float, np.integer, np.floating)):
         raise TypeError(f"granularity must be a str or a number in [0, 1], got {type(granularity).__name__}")
     if not 0.0 <= float(granularity) <= 1.0:
         raise ValueError(f"granularity must be in [0, 1], got {granularity}")

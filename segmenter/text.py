@@ -28,8 +28,10 @@ HAN_CLASS = "".join(chr(lo) if lo == hi else f"{chr(lo)}-{chr(hi)}" for lo, hi i
 _DIGIT = "0-9\uff10-\uff19"
 # The characters that end a line, as str.splitlines has them (a window holds one line: junctions.py).
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-# Latin letters, accented ones included (precomposed "café" is one word, as "cafe\u0301" is).
+# Latin letters, accented ones included (precomposed "café" is one word, as "cafe\u0301" is), and
+# the combining accents a decomposed letter carries inside a word ("e\u0301te\u0301", NFD text).
 _LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\uff21-\uff3a\uff41-\uff5a"
+_MARK = "\u0300-\u036f"
 # A letter of any script but Han (and Latin, matched first): \w less digits and "_".
 _ALPHA = rf"(?:(?![{HAN_CLASS}])[^\W\d_])"
 _ALPHA_WORD = rf"{_ALPHA}(?:{_ALPHA}|\d)*(?:['\u2019\-]{_ALPHA}(?:{_ALPHA}|\d)*)*"
@@ -46,7 +48,7 @@ _RUN_PATTERNS = [
     # name's ++ (C++ g++ Notepad++: the shared raw text 520 times) with a version after it (C++11
     # C++0x VC++6.0). Not a # (C#): a word's # is mostly a Weibo hashtag's closing mark
     # (#少女时代Girls#: 394 times; #Plan B#).
-    ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}]*(?:['\u2019\-][{_LETTER}{_DIGIT}]+)*"
+    ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}{_MARK}]*(?:['\u2019\-][{_LETTER}{_DIGIT}][{_LETTER}{_DIGIT}{_MARK}]*)*"
               rf"(?:\+\+(?:[0-9]+(?:\.[0-9]+)*[A-Za-z]?)?(?![+{_LETTER}{_DIGIT}]))?"),
     # A score, a time, a ratio, a fraction or a date is one number: the dev files write 2-1 (weibo_dev
     # 56 times, 5 apart), ３∶１ (msr_dev 67, pku_dev 12, never apart), １／３ (msr_dev 18, pku_dev 11,

@@ -200,6 +200,10 @@ def test_use_paddle_parallel_set_log_level_dt_and_bytes(jieba):
     assert list(jieba.cut(text, use_paddle=False)) == jieba.lcut(text)
     with pytest.raises(TypeError, match="use_paddle must be True or False"):
         jieba.lcut(text, False, True, "fine")
+    # any false or true value jieba takes for a flag (None, numpy's bool); numpy numbers for granularity
+    assert jieba.lcut(text, None, None) == jieba.lcut(text, np.bool_(False), np.bool_(True)) == jieba.lcut(text)
+    assert jieba.lcut(text, granularity=np.float32(0.0)) == jieba.lcut(text, granularity="fine")
+    assert jieba.lcut(text, granularity=np.int64(1)) == jieba.lcut(text, granularity="coarse")
     logger = logging.getLogger("segmenter")
     before = logger.level
     try:

@@ -158,3 +158,14 @@ def test_han_mask_by_search_and_by_comparison_agree():
         assert np.array_equal(han_mask(codepoints), expected)
         assert han_mask(codepoints).dtype == bool
     assert han_mask(np.array([ord("中"), ord("a"), ord("〇"), 0x20000], dtype=np.uint32)).tolist() == [True, False, True, True]
+
+
+def test_a_latin_word_keeps_its_combining_accents_inside():
+    """Decomposed text (NFD) writes é as e + U+0301: the accent stays inside its word, as a
+    precomposed é does, instead of ending it (e\u0301|te\u0301)."""
+    import unicodedata
+
+    for word in ("été", "naïve-cafés", "Ångström"):
+        decomposed = unicodedata.normalize("NFD", word)
+        runs = split_runs(decomposed)
+        assert [(r.kind, decomposed[r.start:r.end]) for r in runs] == [("latin", decomposed)]
