@@ -191,6 +191,8 @@ def test_the_trainers_numbers_are_checked_where_they_are_parsed(tmp_path):
                           (("heads", "-m", "fast", "--raw", raw, "--report"), b"--report reads the heads against --gold"),
                           (("selftrain", "-m", "fast", "--raw", raw, "--out", tmp_path / "b", "--boundary-head", "99"),
                            b"--boundary-head must be below the model's 2 heads"),
-                          (("ngrams", "--raw", raw, "--out", tmp_path / "none" / "t.npz"), b"its folder")):
+                          (("ngrams", "--raw", raw, "--out", tmp_path / "none" / "t.npz"), b"its folder"),
+                          (("adapt", "--raw", raw, "--out", tmp_path / "a", "--min-count", "0"),
+                           b"argument --min-count: must be a positive int")):
         result = run_cli(*args)
         assert result.returncode == 2 and message in result.stderr and b"Traceback" not in result.stderr

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from . import CLIError
-from .options import add_raw, check_raw, model_folder
+from .options import add_raw, check_raw, model_folder, positive
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,13 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: default)")
     add_raw(parser, required=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="the adapted model folder (new or empty)")
-    parser.add_argument("--min-count", type=int, default=None, metavar="N",
+    parser.add_argument("--min-count", type=positive(int), default=None, metavar="N",
                         help="add the raw text's n-grams seen at least N times "
                              "(default: 2 from 100k Han characters, else 5)")
     parser.add_argument("--refine", action="store_true",
                         help="then fine-tune the head on the same text, labelled by the adapted model's own "
                              "pipeline (segmenter refine's recipe; needs torch)")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads of --refine (default: all cores)")
+    parser.add_argument("--threads", type=positive(int), default=None, help="torch threads of --refine (default: all cores)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of --refine's training (default: 0); results move a little between seeds")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or log lines, warnings only")
@@ -45,15 +45,11 @@ def run(args: argparse.Namespace) -> int:
 
     folder = model_folder(args.model)
     check_raw(args.raw)
-    if args.min_count is not None and args.min_count < 1:
-        raise CLIError(f"--min-count must be at least 1, got {args.min_count}")
     if Path(args.out).expanduser().resolve() == folder.resolve():
         raise CLIError(f"--out {args.out} is the model folder itself; choose a new folder")
     # The command line as typed, for the profile and the model card (main(argv) in a test: rebuilt).
     typed = sys.argv[1:] if sys.argv[1:2] == ["adapt"] else ["adapt", "--raw", *args.raw, "--out", args.out]
     command = "segmenter " + " ".join(shlex.quote(str(a)) for a in typed)
-    if args.threads is not None and args.threads < 1:
-        raise CLIError(f"--threads must be at least 1, got {args.threads}")
     if args.seed != 0 and not args.refine:
         raise CLIError("--seed is the seed of --refine's training; without --refine nothing is random")
     result = adapt(folder, args.raw, args.out, min_count=args.min_count, command=command, refine=args.refine,
