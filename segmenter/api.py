@@ -77,8 +77,8 @@ class Segmenter:
     processes: on the CPU with more than one core and the onnx engine, a batch long enough for
     two chunks (about 12 k characters or more: a short last chunk joins the one before) is shared
     with cores - 1 helper processes (spawned on first use, ~1 s in the background while this
-    one works; processes.py), the rest of the time by threads (the other engines: threads); False: threads only (a server
-    that must not start processes). The words are the same either way.
+    one works; processes.py), the rest of the time by threads (the other engines: threads);
+    False: threads only (a server that must not start processes). The words are the same either way.
 
     Threads: one Segmenter may be shared by threads (a web server's). add_word, del_word,
     suggest_freq(tune=True) and load_userdict are atomic for the threads that segment: each

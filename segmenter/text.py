@@ -48,7 +48,8 @@ _RUN_PATTERNS = [
     # name's ++ (C++ g++ Notepad++: the shared raw text 520 times) with a version after it (C++11
     # C++0x VC++6.0). Not a # (C#): a word's # is mostly a Weibo hashtag's closing mark
     # (#少女时代Girls#: 394 times; #Plan B#).
-    ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}{_MARK}]*(?:['\u2019\-][{_LETTER}{_DIGIT}][{_LETTER}{_DIGIT}{_MARK}]*)*"
+    ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}{_MARK}]*"
+              rf"(?:['\u2019\-][{_LETTER}{_DIGIT}][{_LETTER}{_DIGIT}{_MARK}]*)*"
               rf"(?:\+\+(?:[0-9]+(?:\.[0-9]+)*[A-Za-z]?)?(?![+{_LETTER}{_DIGIT}]))?"),
     # A score, a time, a ratio, a fraction or a date is one number: the dev files write 2-1 (weibo_dev
     # 56 times, 5 apart), ３∶１ (msr_dev 67, pku_dev 12, never apart), １／３ (msr_dev 18, pku_dev 11,

@@ -38,7 +38,8 @@ COMMANDS = {
     "adapt": ("adapt", "adapt a model to your raw text, without labels (its word table learns your domain's words)"),
     "refine": ("refine", "fine-tune a model's head on the words its own pipeline finds in raw text (no labels)"),
     "export-onnx": ("export_onnx", "export a model's reader graph to model.onnx for engine='onnx' (onnxruntime)"),
-    "calibrate": ("calibrate", "fit a model's standard to a few sentences segmented your way (20-200 suffice; a copy of the model)"),
+    "calibrate": ("calibrate", "fit a model's standard to a few sentences segmented your way "
+                               "(20-200 suffice; a copy of the model)"),
     "wwm-ref": ("wwm_ref", "whole-word-masking references of a text file for BERT pretraining (run_mlm_wwm.py)"),
 }
 

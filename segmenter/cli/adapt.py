@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--refine", action="store_true",
                         help="then fine-tune the head on the same text, labelled by the adapted model's own "
                              "pipeline (segmenter refine's recipe; needs torch)")
-    parser.add_argument("--threads", type=positive(int), default=None, help="torch threads of --refine (default: all cores)")
+    parser.add_argument("--threads", type=positive(int), default=None,
+                        help="torch threads of --refine (default: all cores)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of --refine's training (default: 0); results move a little between seeds")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or log lines, warnings only")

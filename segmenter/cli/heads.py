@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_raw(parser)
     parser.add_argument("--raw-lines", type=positive(int), default=2000, help="raw lines read (default: 2000)")
     parser.add_argument("--gold", metavar="FILE", help="a *dev* gold file (never a test file)")
-    parser.add_argument("--max-sentences", type=positive(int), default=100, help="gold sentences that calibrate (default: 100)")
+    parser.add_argument("--max-sentences", type=positive(int), default=100,
+                        help="gold sentences that calibrate (default: 100)")
     parser.add_argument("--eval-sentences", type=positive(int), default=1000,
                         help="gold sentences after those that evaluate (default: 1000)")
     parser.add_argument("--max-heads", type=positive(int), default=12, help="heads kept in the profile (default: 12)")

@@ -80,7 +80,7 @@ def jieba_options(args: argparse.Namespace) -> None:
     if args.pos is not None:
         raise CLIError("-p: there is no part-of-speech tagging here")
     if args.cut_all:
-        if args.mode != "default" and args.mode != "full":
+        if args.mode not in ("default", "full"):
             raise CLIError(f"-a is --mode full; it cannot go with --mode {args.mode}")
         args.mode = "full"
 
