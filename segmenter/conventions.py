@@ -22,6 +22,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
                     生活 中, 尤其 是 (but 为什么)         all: apart
     a verb's 着      看 着, 带 着 (but 接着 随着)         all: apart
     coverb          成 为, 位 于 (but 因为 由于 认为)     UD: apart                  PKU, MSR: 成为 位于
+    compound        高等 法院, 联合国 大会 (but 画蛇添足)  all: apart
     marks           —— ……                              PKU: one word              MSR: — — … …
     list number     １．急性期 (a line's first word)     PKU: １． one word         MSR, UD: apart
 
@@ -39,7 +40,9 @@ standard (levels.Standard); the decoder's joins are rows of the same table. At e
     within such a closed class (MSR keeps 不是 也是 都是 whole); a verb's 着 needs a higher
     likelihood to stay (看|着, but 接着 随着); a three-character word led by a function word splits
     after it the same way, at its own threshold (不|需要, 应|注意, but 不得不), and one ended by a
-    function character before it (生活|中, 尤其|是, but 为什么).
+    function character before it (生活|中, 尤其|是, but 为什么);
+  - a word of four or five characters splits in two where the raw text holds both parts mostly
+    apart from it (高等|法院, 联合国|大会): the unigram model fits what recurs, phrases too.
 By standard: a two-character word takes a suffix where the word table knows the three
 characters as a unit; counts split from their classifier as each standard writes them; a
 three-character name splits after its surname (the surname list, a raw-text check, no sounds of
