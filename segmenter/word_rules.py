@@ -155,13 +155,15 @@ def split_compounds(texts, ends, c, on, word_table):
     if not len(candidates):
         return ends
     begin, lengths = starts[candidates], ends[candidates] - starts[candidates]
+    whole = word_table.counts_at(text, begin, lengths)  # looked up once for both ways to cut
     # The larger share of each way to cut (inf where a part was never seen, NaN where neither was;
     # both compare false): at 2, and at 3 for five characters.
     best, cut = np.full(len(begin), np.inf), np.zeros(len(begin), dtype=np.int64)
     for at in (2, 3):
         ways = np.flatnonzero(lengths - at >= 2)
-        whole, left, right = word_table.shares_at(text, begin[ways], lengths[ways], [(0, at)], [(at, lengths[ways] - at)])
-        larger = np.where(whole > 0, np.maximum(left, right), np.inf)
+        _, left, right = word_table.shares_at(text, begin[ways], lengths[ways], [(0, at)], [(at, lengths[ways] - at)],
+                                              whole=whole[ways])
+        larger = np.where(whole[ways] > 0, np.maximum(left, right), np.inf)
         better = larger < best[ways]
         best[ways[better]], cut[ways[better]] = larger[better], at
     split = best < c.compound_share
