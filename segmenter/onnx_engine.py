@@ -31,6 +31,7 @@ import importlib.util
 import json
 import logging
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -133,7 +134,11 @@ def export_onnx(segmenter, path: str | Path, int8: bool | str = False, calibrati
     exported = path.with_name(f".{path.name}.export")
     ids = torch.full((2, 16), segmenter.vocab.cls_id, dtype=torch.long)
     try:
-        with torch.inference_mode():
+        with torch.inference_mode(), warnings.catch_warnings():
+            # transformers' sdpa attention asks `attention_mask is None` in Python while tracing; the
+            # trace keeps its answer, False, which is right for every input: each layer gets the
+            # additive mask. The TracerWarning it raises says nothing a user can act on.
+            warnings.filterwarnings("ignore", category=torch.jit.TracerWarning, module=r"transformers\.")
             torch.onnx.export(
                 Logits().eval(), (ids, torch.ones_like(ids)), str(exported), dynamo=False, opset_version=17,
                 input_names=["input_ids", "attention_mask"], output_names=["logits"],
