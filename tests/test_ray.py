@@ -16,10 +16,8 @@ pytest.importorskip("ray.data", reason='Ray Data is not installed: pip install "
 
 from segmenter import ModelLoadError, Segmenter  # noqa: E402
 from segmenter.lines import join_words  # noqa: E402
-from segmenter.scale.ray import (  # noqa: E402
-    KILL_ENV, SegmentBatch, _OrderedWriter, _split_file_batch, check_model, expand_inputs, output_paths, plan_actors,
-    run_job,
-)
+from segmenter.scale.job_files import OrderedWriter, expand_inputs, output_paths, split_file_batch  # noqa: E402
+from segmenter.scale.ray import KILL_ENV, SegmentBatch, check_model, plan_actors, run_job  # noqa: E402
 
 # Empty lines, CRLF, U+2028 and \x1c inside a line (str.splitlines would split there), Latin.
 FIRST = "我们都是中国人民，我爱北京天安门。\r\n\n第二行 abc 123\u2028好的\x1c社会\n" + "社会主义现代化建设的重要组成部分" * 6 + "\n"
@@ -64,13 +62,13 @@ def test_segment_batch_without_ray(tiny_model_dir, segmenter):
 
 
 def test_split_rows_keep_every_line_and_report_bad_bytes():
-    rows = _split_file_batch({"bytes": [FIRST.encode(), b"ok\n\xff\n"], "path": ["a", "b"]}, "strict")
+    rows = split_file_batch({"bytes": [FIRST.encode(), b"ok\n\xff\n"], "path": ["a", "b"]}, "strict")
     assert list(rows["text"][:-1]) == lines_of(FIRST) and list(rows["line"][:-1]) == list(range(1, len(lines_of(FIRST)) + 1))
     assert rows["error"][0] == "" and "b, line 2" in rows["error"][-1]
     assert set(rows["lines"][:-1]) == {len(lines_of(FIRST))} and rows["lines"][-1] == 1  # the error row
-    assert _split_file_batch({"bytes": [b"\xff"], "path": ["b"]}, "replace")["text"][0] == "\ufffd"
+    assert split_file_batch({"bytes": [b"\xff"], "path": ["b"]}, "replace")["text"][0] == "\ufffd"
     # a file's byte-order mark is dropped, as the command line drops it (`segmenter FILE`)
-    rows = _split_file_batch({"bytes": ["\ufeff我爱北京\n第二行\n".encode(), "\ufeff".encode(), b""],
+    rows = split_file_batch({"bytes": ["\ufeff我爱北京\n第二行\n".encode(), "\ufeff".encode(), b""],
                              "path": ["c", "d", "e"]}, "strict")
     assert list(rows["text"]) == ["我爱北京", "第二行", ""]  # an empty file has no line
 
@@ -88,7 +86,7 @@ def test_job_planning_and_refusals(corpus, tmp_path):
         check_model(tmp_path / "no-model")
     assert plan_actors({"CPU": 2.0}, 1.0, 0) == 1 and plan_actors({"CPU": 2.0}, 0.5, 0) == 2
     assert plan_actors({"CPU": 64.0, "GPU": 4.0}, 1.0, 1.0) == 4
-    writer = _OrderedWriter({"a": tmp_path / "w.txt"}, "text", " ")
+    writer = OrderedWriter({"a": tmp_path / "w.txt"}, "text", " ")
     writer.write("a", 1, ["好"])
     with pytest.raises(RuntimeError, match="line 3"):
         writer.write("a", 3, ["好"])
@@ -98,7 +96,7 @@ def test_job_planning_and_refusals(corpus, tmp_path):
 def test_writer_is_idempotent_and_writes_each_file_whole(tmp_path):
     # A batch computed twice (its actor died after the rows left) reaches each file once.
     outputs = {"a": tmp_path / "a.txt", "b": tmp_path / "sub" / "b.txt"}
-    writer = _OrderedWriter(outputs, "text", "/")
+    writer = OrderedWriter(outputs, "text", "/")
     for path, line, total in [("a", 1, 2), ("a", 1, 2), ("a", 2, 2), ("a", 2, 2), ("b", 1, 1), ("a", 1, 2), ("b", 1, 1)]:
         writer.write(path, line, ["好", str(line)], total)
         if (path, line) == ("a", 2):
@@ -108,20 +106,20 @@ def test_writer_is_idempotent_and_writes_each_file_whole(tmp_path):
     assert not list(tmp_path.rglob("*.part"))
     # A file cut short, a file that comes back with new lines, or an input whose lines never came
     # stops the writer (a gap: test_job_planning_and_refusals); a file cut short is not written.
-    writer = _OrderedWriter({"a": tmp_path / "c.txt", "b": tmp_path / "d.txt"}, "text", " ")
+    writer = OrderedWriter({"a": tmp_path / "c.txt", "b": tmp_path / "d.txt"}, "text", " ")
     writer.write("a", 1, ["x"], 3)
     writer.write("a", 2, ["x"], 3)
     with pytest.raises(RuntimeError, match="a: 2 of 3 lines arrived"):
         writer.write("b", 1, ["x"], 1)
     assert not (tmp_path / "c.txt").exists() and not list(tmp_path.rglob("*.part"))
-    writer = _OrderedWriter({"a": tmp_path / "c.txt", "b": tmp_path / "d.txt"}, "text", " ")
+    writer = OrderedWriter({"a": tmp_path / "c.txt", "b": tmp_path / "d.txt"}, "text", " ")
     for path, line in (("a", 1), ("b", 1)):
         writer.write(path, line, ["x"])
     with pytest.raises(RuntimeError, match="rows of a arrived out of order"):
         writer.write("a", 2, ["x"])
     writer.abort()
     (tmp_path / "lost.txt").write_text("一\n")
-    writer = _OrderedWriter({str(tmp_path / "lost.txt"): tmp_path / "out.txt"}, "text", " ")
+    writer = OrderedWriter({str(tmp_path / "lost.txt"): tmp_path / "out.txt"}, "text", " ")
     with pytest.raises(RuntimeError, match="no line of .*lost.txt arrived"):
         writer.finish()
 
