@@ -58,6 +58,29 @@ def test_inside_a_word_longer_than_the_decoders_the_head_keeps_its_own_score():
     assert set(hard[plan.junctions][~inside].tolist()) <= {0.0, 1.0} and hard[plan.junctions][~inside][0] == 1.0
 
 
+def test_with_agree_the_pipelines_cut_counts_only_where_every_standard_cuts_alike():
+    """agree=(pku, msr, ud): a junction takes the pipeline's hard cut (mix 1) where the words of
+    the model's own standard (general) and of all three cut alike; the head's own score elsewhere:
+    上海市 (pku and ud write 上海 市), 两 个 (msr writes 两个)."""
+    segmenter = Segmenter(num_threads=1)
+    texts = ["昨天在上海市会见了两个代表团的成员", "我觉得她很可爱，除了他以外都来了"]
+    (plans, hard, _), (_, agreed, _) = (pipeline_targets(segmenter, texts, mix=1.0, agree=agree)
+                                        for agree in ((), ("pku", "msr", "ud")))
+    words = {name: Segmenter(standard=name, num_threads=1).segment_batch(texts) for name in ("general", "pku", "msr", "ud")}
+    disputed = 0
+    for index, (plan, full, some) in enumerate(zip(plans, hard, agreed)):
+        ends = plan.positions[plan.junctions] + 1
+        cuts = {name: np.isin(ends, np.cumsum([len(w) for w in ws[index]])) for name, ws in words.items()}
+        alike = np.logical_and.reduce([cuts[name] == cuts["general"] for name in cuts])
+        soft = 1 / (1 + np.exp(-(segmenter.profile.combine(plan.scores) - segmenter.profile.threshold("default"))))
+        np.testing.assert_array_equal(some[plan.junctions][alike], full[plan.junctions][alike])
+        np.testing.assert_allclose(some[plan.junctions][~alike], soft[~alike], rtol=1e-5)
+        disputed += int((~alike).sum())
+    assert disputed == 2  # 上海|市 and 两|个
+    with pytest.raises(ValueError, match="standard must be one of"):
+        RefineConfig(model=None, raw=[], out="x", agree=("ctb",))
+
+
 @pytest.mark.slow
 def test_refine_writes_a_loadable_folder_with_new_weights(planted_model_dir, tmp_path):
     """The planted one-head model of conftest: its pipeline finds the toy words its head marks;
@@ -99,6 +122,9 @@ def test_refine_refuses_what_it_cannot_train(tmp_path, raw_file, one_head_model)
     assert result.returncode == 2 and b"no such file" in result.stderr
     result = run_cli("refine", "-m", str(one_head_model), "--raw", str(raw_file), "--out", str(one_head_model))
     assert result.returncode == 2 and b"model folder itself" in result.stderr
+    result = run_cli("refine", "-m", str(one_head_model), "--raw", str(raw_file), "--out", str(tmp_path / "z"),
+                     "--agree", "ctb")
+    assert result.returncode == 2 and b"--agree" in result.stderr and b"invalid choice" in result.stderr
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..levels import STANDARDS
 from . import CLIError
 from .options import add_raw, check_raw, model_folder, positive
 
@@ -27,6 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="raw characters labelled and trained on (default: 4,000,000)")
     parser.add_argument("--mix", type=float, default=0.5,
                         help="share of the pipeline's hard cut in each target (default: 0.5)")
+    parser.add_argument("--agree", nargs="+", default=[], metavar="STANDARD", choices=sorted(STANDARDS),
+                        help="the pipeline's cut enters a target only where these standards' words cut alike "
+                             "(the model's own standard too); elsewhere the head keeps its own score "
+                             "(the embedded default's fifth round: --agree pku msr ud)")
     parser.add_argument("--lr", type=float, default=5e-4, help="learning rate (default: 5e-4)")
     parser.add_argument("--epochs", type=float, default=1.0, help="passes over the labelled text (default: 1)")
     parser.add_argument("--minutes", type=float, default=30.0, help="stop training after this long (default: 30)")
@@ -42,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     check_raw(args.raw)
     try:
         config = RefineConfig(model=args.model or str(folder), raw=args.raw, out=args.out, chars=args.chars,
-                              mix=args.mix, lr=args.lr, epochs=args.epochs, minutes=args.minutes, seed=args.seed)
+                              mix=args.mix, agree=tuple(args.agree), lr=args.lr, epochs=args.epochs,
+                              minutes=args.minutes, seed=args.seed)
         record = refine(config, threads=args.threads)
     except ValueError as err:
         raise CLIError(str(err)) from None

@@ -11,9 +11,10 @@ table knows (联合|国 -> 联合国, 经营|者 -> 经营者); fine-tuned on th
 the pattern to strings the table never saw, and the decoder then starts from a better score.
 Half the target stays the head's own soft score, so a round moves it only where the pipeline
 disagrees (about 4% of junctions); hard targets alone (mix 1) did worse on dev. Raw text
-only: the pipeline labels, no segmented text is read. The embedded default had four such rounds,
-each on 4 M characters of the shared raw text (its model card has the commands); on a domain's own
-text it is `segmenter adapt --refine` (the adapted table, then this).
+only: the pipeline labels, no segmented text is read. The embedded default had five such rounds,
+each on 4 M characters of the shared raw text, the fifth with `agree` (pipeline_targets: the cut
+counts only where the other standards' words cut alike; its model card has the commands and why);
+on a domain's own text it is `segmenter adapt --refine` (the adapted table, then this).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..levels import standard_named
 from ..model import read_profile, resolve_model_folder
 from .derived import onnx_kind, write_derived_folder
 
@@ -49,33 +51,53 @@ class RefineConfig:
     command: str = field(default_factory=lambda: shlex.join(["segmenter", *sys.argv[1:]]))
     model_name: str | None = None  # how the record names the model (default: `model`; adapt's is a scratch folder)
     split_long: bool = False  # lines over max_line train as pieces, not left out (adapt --refine: a user's text)
+    # Standards whose words must agree with the model's own at a junction for the pipeline's cut to
+    # enter its target; elsewhere the head keeps its own score (see pipeline_targets). (): everywhere.
+    agree: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not 0.0 <= self.mix <= 1.0:
             raise ValueError(f"mix must be in [0, 1], got {self.mix}")
+        for name in self.agree:
+            standard_named(name)  # ValueError naming the standards there are
+        self.agree = tuple(self.agree)
         for name in ("chars", "lr", "epochs", "minutes"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
 
 
-def pipeline_targets(segmenter, texts: list[str], mix: float) -> tuple[list, list[np.ndarray], float]:
+def pipeline_targets(segmenter, texts: list[str], mix: float,
+                     agree: tuple[str, ...] = ()) -> tuple[list, list[np.ndarray], float]:
     """Plans of `texts`, one target per model junction (NaN where the runtime never asks the
     head), and the share of Han junctions where the pipeline disagrees with s > threshold. Inside
-    a word longer than the word decoder's max_len the target is the head's own soft score."""
+    a word longer than the word decoder's max_len the target is the head's own soft score.
+
+    agree: other standards (levels.STANDARDS) read from the same scores; where the words of any of
+    them cut a junction differently from the model's own standard, the target there is the head's
+    own soft score too. What every standard writes alike (可爱, 除了 ...) is what no convention
+    decides, so the head learns that and not one standard's conventions: refined on the general
+    standard alone it learnt to join 北京市 and 广东省, which UD writes apart."""
+    from ..api import Segmenter
+
     plans = segmenter.score_texts(texts, show_progress=False)
     tokens = segmenter.assemble(plans, "default")
+    # the same scores, each standard's words (assembling reads no model: the plans hold the scores)
+    others = [Segmenter(segmenter.folder, standard=name).assemble(plans, "default") for name in agree]
     threshold = segmenter.profile.threshold("default")
     decoding = segmenter.level("default").decoding  # None: no word decoder, so no longest word
     max_len = decoding.max_len if decoding is not None else None
     targets, changed, total = [], 0, 0
-    for plan, words in zip(plans, tokens):
+    for index, (plan, words) in enumerate(zip(plans, tokens)):
         target = np.full(max(len(plan.positions) - 1, 0), np.nan, dtype=np.float32)
         if len(plan.junctions):
             score = segmenter.profile.combine(plan.scores) - threshold
             ends = plan.positions[plan.junctions] + 1
             cut = np.isin(ends, [end for _, _, end in words])
             soft = 1 / (1 + np.exp(-score))
-            target[plan.junctions] = (1 - mix) * soft + mix * cut
+            agreed = np.ones(len(ends), dtype=bool)
+            for other in others:
+                agreed &= np.isin(ends, [end for _, _, end in other[index]]) == cut
+            target[plan.junctions] = np.where(agreed, (1 - mix) * soft + mix * cut, soft)
             # Inside a word longer than the decoder's (中华人民共和国: join_long makes it from
             # 中华人民|共和国), the head keeps its own score: taught no cut there, it leaves the
             # Viterbi a weak cut anywhere in it (中华|人民共和国), which no join mends.
@@ -120,7 +142,7 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
     texts = sample_lines(config.raw, config.chars, config.seed, config.min_line, config.max_line, config.split_long)
     if not texts:
         raise ValueError(f"no raw lines of {config.min_line}-{config.max_line} characters in {', '.join(config.raw)}")
-    plans, targets, changed = pipeline_targets(segmenter, texts, config.mix)
+    plans, targets, changed = pipeline_targets(segmenter, texts, config.mix, config.agree)
     logger.info("labelled %d lines; the pipeline moves %.1f%% of the head's cuts", len(texts), 100 * changed)
     model = BertModel.from_pretrained(str(folder), add_pooling_layer=False, torch_dtype=torch.float32)
     vocab = CharVocab.from_folder(folder)
@@ -146,7 +168,10 @@ def card_note(record: dict) -> str:
         f"`segmenter refine` fine-tuned the head on {record['label_chars']:,} raw characters labelled by this\n"
         "model's own pipeline (word decoding, cohesive pairs, conventions; "
         f"targets {1 - record['mix']:.2f} x its soft\n"
-        f"score + {record['mix']:.2f} x the pipeline's cut; lr {record['lr']}, {record['epochs']} pass; "
+        f"score + {record['mix']:.2f} x the pipeline's cut"
+        + (f"\nwhere the words of the {', '.join(record['agree'])} standards cut as its own standard's do, its\n"
+           "own score elsewhere" if record.get("agree") else "")
+        + f"; lr {record['lr']}, {record['epochs']} pass; "
         "the pipeline moved\n"
         f"{100 * record['pipeline_changed']:.1f}% of the head's cuts). No segmented text. "
         f"Command: `{record['command']}`\n"
