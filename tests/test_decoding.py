@@ -213,11 +213,11 @@ def test_four_gram_entropies_survive_a_large_alphabet():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model, kept", [(None, ["共和国", "翻山越岭", "自力更生"]), ("accurate", ["联合国", "实事求是"])])
+@pytest.mark.parametrize("model, kept", [(None, ["社会主义", "翻山越岭", "自力更生"]), ("accurate", ["联合国", "实事求是"])])
 def test_the_shipped_models_ship_a_table_that_keeps_long_words_whole(model, kept):
     from segmenter import Segmenter
 
-    texts = ["我们的共和国在联合国有很多朋友。", "办公室里的负责人说实事求是。", "他们翻山越岭，自力更生。"]
+    texts = ["我们的共和国在联合国有很多朋友。", "办公室里的负责人说实事求是。", "他们翻山越岭，自力更生。", "社会主义市场经济体制"]
     threshold = sum(Segmenter(model, decode="threshold", conventions=None).segment_batch(texts), [])
     words = Segmenter(model).segment_batch(texts)  # the profiles ask for decode="words"
     assert not set(kept) & set(threshold)  # the head alone cuts them
