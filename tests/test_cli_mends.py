@@ -167,6 +167,7 @@ def test_g_output_onto_an_input_file_is_refused(tiny_model_dir, tmp_path, capsys
     assert main(["-m", str(tiny_model_dir), "-q", str(source), "-o", str(tmp_path / "out.txt")]) == 0
 
 
+@pytest.mark.slow  # it runs the command line in processes
 def test_the_trainers_numbers_are_checked_where_they_are_parsed(tmp_path):
     """A thread count, a size or a step that must be positive is refused by argparse, naming the
     option, not by torch or a range() deep inside training; --report and --curve need --gold."""
