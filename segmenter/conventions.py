@@ -16,7 +16,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     but 些 样        这些 一些 这样 一样                  all: one word
     ordinal         第十五 次, 第一 个                   PKU, UD: apart              MSR: 第一次
     name            江 泽民, 周 恩来                     PKU, UD: surname apart      MSR: 江泽民
-    suffix          经营者 出版社, 浙江省 中国队            PKU: 浙江 省 中国 队        MSR: 浙江省 中国队, UD: 中国 队
+    suffix          经营者 出版社, 浙江省 中国队            PKU, MSR: one word          UD: 中国 队
     function word   就 是, 已 有, 不 是 (but 已经 也许)   PKU, UD: apart             MSR: 不是 也是
                     不 需要, 应 注意 (but 不得不)          all: apart (MSR: 不需要)
                     生活 中, 尤其 是 (but 为什么)         all: apart

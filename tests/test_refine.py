@@ -61,7 +61,7 @@ def test_inside_a_word_longer_than_the_decoders_the_head_keeps_its_own_score():
 def test_with_agree_the_pipelines_cut_counts_only_where_every_standard_cuts_alike():
     """agree=(pku, msr, ud): a junction takes the pipeline's hard cut (mix 1) where the words of
     the model's own standard (general) and of all three cut alike; the head's own score elsewhere:
-    上海市 (pku and ud write 上海 市), 两 个 (msr writes 两个)."""
+    上海市 (ud writes 上海 市), 两 个 (msr writes 两个)."""
     segmenter = Segmenter(num_threads=1)
     texts = ["昨天在上海市会见了两个代表团的成员", "我觉得她很可爱，除了他以外都来了"]
     (plans, hard, _), (_, agreed, _) = (pipeline_targets(segmenter, texts, mix=1.0, agree=agree)

@@ -44,7 +44,7 @@ def test_switches_and_parameters_are_the_rows():
 
 
 def test_each_standard_writes_the_sentence_its_way():
-    assert words(STANDARDS["pku"].rules) == ["江", "泽民", "在", "１９９７年", "１２月", "到", "上海", "市", "见",
+    assert words(STANDARDS["pku"].rules) == ["江", "泽民", "在", "１９９７年", "１２月", "到", "上海市", "见",
                                              "两", "个", "人", "——", "新华社"]
     assert words(STANDARDS["msr"].rules) == ["江泽民", "在", "１９９７年１２月", "到", "上海市", "见", "两个", "人",
                                              "—", "—", "新华社"]
