@@ -74,9 +74,10 @@ def pipeline_targets(segmenter, texts: list[str], mix: float,
 
     agree: other standards (levels.STANDARDS) read from the same scores; where the words of any of
     them cut a junction differently from the model's own standard, the target there is the head's
-    own soft score too. What every standard writes alike (可爱, 除了 ...) is what no convention
+    own soft score too. Where every standard writes alike (联合国 whole, 他|说 apart) no convention
     decides, so the head learns that and not one standard's conventions: refined on the general
-    standard alone it learnt to join 北京市 and 广东省, which UD writes apart."""
+    standard alone it learnt to join 北京市 and 广东省, which UD writes apart. (What all of them get
+    wrong alike it learns too: the pipeline is its teacher, with or without `agree`.)"""
     from ..api import Segmenter
 
     plans = segmenter.score_texts(texts, show_progress=False)
