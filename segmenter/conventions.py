@@ -17,7 +17,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     ordinal         第十五 次, 第一 个                   PKU, UD: apart              MSR: 第一次
     name            江 泽民, 周 恩来                     PKU, UD: surname apart      MSR: 江泽民
     suffix          经营者 出版社, 浙江省 中国队            PKU, MSR: one word          UD: 中国 队
-    function word   就 是, 已 有, 不 是 (but 已经 也许)   PKU, UD: apart             MSR: 不是 也是
+    function word   就 是, 已 有, 不 是 (but 已经 也许)   PKU: apart                 MSR, UD: 不是 也是
                     不 需要, 应 注意 (but 不得不)          all: apart (MSR: 不需要)
                     生活 中, 尤其 是 (but 为什么)         all: apart
     a verb's 着      看 着, 带 着 (but 接着 随着)         all: apart
@@ -37,7 +37,7 @@ standard (levels.Standard); the decoder's joins are rows of the same table. At e
   - a two-character word led by a function word (就 已 也 不 这 ...) or ended by a particle (着 过
     得 了) splits unless the unigram model has it far likelier as one word (已经 也许 stay): the
     heads join such pairs because they are frequent, and raw text can tell 已有 from 已经 only
-    within such a closed class (MSR keeps 不是 也是 都是 whole); a verb's 着 needs a higher
+    within such a closed class (MSR and UD keep 不是 也是 都是 whole); a verb's 着 needs a higher
     likelihood to stay (看|着, but 接着 随着); a three-character word led by a function word splits
     after it the same way, at its own threshold (不|需要, 应|注意, but 不得不), and one ended by a
     function character before it (生活|中, 尤其|是, but 为什么);
