@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..levels import standard_named
+from ..assembly import assemble
+from ..levels import Level, standard_named
 from ..model import read_profile, resolve_model_folder
 from .derived import onnx_kind, write_derived_folder
 
@@ -78,12 +79,15 @@ def pipeline_targets(segmenter, texts: list[str], mix: float,
     decides, so the head learns that and not one standard's conventions: refined on the general
     standard alone it learnt to join 北京市 and 广东省, which UD writes apart. (What all of them get
     wrong alike it learns too: the pipeline is its teacher, with or without `agree`.)"""
-    from ..api import Segmenter
-
     plans = segmenter.score_texts(texts, show_progress=False)
-    tokens = segmenter.assemble(plans, "default")
-    # the same scores, each standard's words (assembling reads no model: the plans hold the scores)
-    others = [Segmenter(segmenter.folder, standard=name).assemble(plans, "default") for name in agree]
+    dictionary = segmenter.user_dictionary.snapshot()  # one for every standard's words
+    tokens = segmenter.assemble(plans, "default", dictionary=dictionary)
+    # The same scores, each standard's words: the segmenter's own assembly at another standard's
+    # level (as calibrate_standard reads its candidates), no second model or table loaded.
+    decoder = segmenter.word_decoding if segmenter.word_table is not None else None
+    others = [assemble(plans, segmenter.profile, Level.at("default", segmenter.profile, decoder, standard_named(name)),
+                       word_table=segmenter.word_table, conventions=segmenter.conventions, dictionary=dictionary)
+              for name in agree]
     threshold = segmenter.profile.threshold("default")
     decoding = segmenter.level("default").decoding  # None: no word decoder, so no longest word
     max_len = decoding.max_len if decoding is not None else None
