@@ -29,9 +29,9 @@ pipeline waits forever; `plan_actors` keeps one CPU free, and fractional CPUs
 
 Failures: an actor that dies (killed, out of memory, a crashed node) is restarted and the batches
 it held are run again (`max_restarts` and `max_task_retries` in the actor's remote args, bounded
-by run_job's `max_restarts`). The driver writes the outputs itself (job_files.OrderedWriter), so a batch
-computed twice cannot reach a file twice: the writer skips rows it has already written, writes each file once
-and whole (renamed into place at its last line), and stops on a gap. `SEGMENTER_RAY_KILL` (see
+by run_job's `max_restarts`). The driver writes the outputs itself (job_files.OrderedWriter), so a
+batch computed twice cannot reach a file twice: the writer skips rows it has already written, writes
+each file once and whole (renamed into place at its last line), and stops on a gap. `SEGMENTER_RAY_KILL` (see
 SegmentBatch) kills one actor on purpose, for tests/test_ray.py and benchmarks/ray_scale.py.
 """
 from __future__ import annotations
