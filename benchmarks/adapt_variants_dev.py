@@ -12,6 +12,9 @@ whole file with the spaces removed (raw text, no labels), the general standard r
   - domain terms: a string of 3+ characters the shipped table holds, seen >= 5 times in the
     text, takes the larger of its log p and the refit's (tau 0.05: nearly the text's alone), so
     that a term the domain repeats (淋巴细胞) is likelier whole;
+  - rare compounds (train/new_strings.compound_keys) judged as before stop 52, by the shipped
+    table's strings alone (the recipe also counts the strings the text adds as parts: 极阴+祖师),
+    or left out when seen fewer than 20 times in place of adapt.COMPOUND_BELOW;
   - new strings shaped like a personal name (a surname of split_surnames' list, two more
     characters, none of them a transliteration's) kept only where the text has them >= 8 times:
     PKU writes a name apart (李|国安) and the general standard whole.
@@ -46,6 +49,7 @@ PRIOR_WEIGHTS = (1, 16, 256)  # tau: the prior's pseudo-words per word of the do
 EM_ROUNDS = 3
 TERM_SHORTEST, TERM_SEEN, TERM_TAU = 3, 5, 0.05
 NAME_SEEN = 8
+COMPOUND_RARER = 20
 CHARS_PER_WORD = 1.6  # the domain text's words, for tau's scale (about 1.6 characters a word)
 _NAMES = next(rule for rule in TABLE if rule.name == "split_surnames").params
 
@@ -94,6 +98,21 @@ def without_rare_names(shipped: WordTable, lines: list[str]) -> WordTable:
     return shipped.combined_with(kept, min_count)
 
 
+def with_compounds(shipped: WordTable, lines: list[str], below: int, added_parts: bool = True) -> WordTable:
+    """The recipe with rare compounds seen < `below` times left out, their parts judged by the
+    shipped table and (added_parts) the strings the text adds, or by the shipped table alone."""
+    text = "\n".join(lines)
+    domain = WordTable.from_texts(lines, max_n=shipped.max_n, min_count=1)
+    min_count = adapt.auto_min_count(int(domain.info["chars"]))
+    candidates = domain.pruned(min_count)
+    kept = new_strings.without_phrases_and_fragments(shipped, candidates, text)
+    occurrences = list(new_strings.new_string_occurrences(shipped, candidates, text))
+    found = new_strings.compound_keys(shipped, text, occurrences, below, domain=kept if added_parts else None)
+    kept = WordTable({n: tuple(column[~np.isin(keys, found.get(n, ()))] for column in (keys, *rest))
+                      for n, (keys, *rest) in kept.tables.items()}, kept.info)
+    return shipped.combined_with(kept, min_count)
+
+
 def variants(shipped: WordTable, lines: list[str]):
     """(label, word table) of each row, the recipe first."""
     recipe = adapt.adapted_table(shipped, lines)[0]
@@ -105,6 +124,9 @@ def variants(shipped: WordTable, lines: list[str]):
     yield (f"terms of {TERM_SHORTEST}+ characters seen >= {TERM_SEEN} times: log p raised to the refit's",
            with_terms(recipe, shipped, lines))
     yield f"new three-character names kept only when seen >= {NAME_SEEN} times", without_rare_names(shipped, lines)
+    yield ("rare compounds: parts judged by the shipped table alone (before stop 52)",
+           with_compounds(shipped, lines, adapt.COMPOUND_BELOW, added_parts=False))
+    yield f"rare compounds: seen < {COMPOUND_RARER} times", with_compounds(shipped, lines, COMPOUND_RARER)
 
 
 def main() -> None:

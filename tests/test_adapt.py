@@ -139,6 +139,23 @@ def test_a_rare_compound_of_two_known_strings_is_not_added():
     assert np.isnan(adapted_table(shipped, rarer, min_count=2)[0].autonomy("接触性皮炎")[0, 4])
 
 
+def test_a_rare_compound_of_a_new_string_and_a_known_one_is_not_added():
+    """极阴 is the domain's own (a novel's name, new to the shipped table and added), 祖师 is known:
+    极阴祖师, seen fewer than COMPOUND_BELOW times, is a phrase of the two and is left out, as 出栏肉猪
+    is; 龘靐齉麤, whose halves are nobody's words, is added however rarely it is seen (min_count)."""
+    rng = random.Random(4)
+    noise = lambda: "".join(rng.choices(HAN, k=4))  # noqa: E731
+    shipped = WordTable.from_texts([noise() + "祖师" + noise() + "。" for _ in range(20)], min_count=1)
+    domain = ([noise() + "极阴" + noise() + "。" for _ in range(10)]
+              + [noise() + "极阴祖师" + noise() + "。" for _ in range(COMPOUND_BELOW - 1)]
+              + [noise() + TERM + noise() + "。" for _ in range(3)])
+    table, *_ = adapted_table(shipped, domain, min_count=2)
+    assert np.isnan(shipped.autonomy("极阴")[0, 1]) and np.isfinite(table.autonomy("极阴")[0, 1])
+    assert np.isnan(table.autonomy("极阴祖师")[0, 3]) and np.isfinite(table.autonomy(TERM)[0, 3])
+    often = domain + [noise() + "极阴祖师" + noise() + "。"]  # seen COMPOUND_BELOW times: a term, added
+    assert np.isfinite(adapted_table(shipped, often, min_count=2)[0].autonomy("极阴祖师")[0, 3])
+
+
 def test_text_without_han_characters_is_refused_and_leaves_nothing(tmp_path):
     raw = tmp_path / "latin.txt"
     raw.write_text("hello world\n", encoding="utf-8")

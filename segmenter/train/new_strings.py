@@ -2,8 +2,8 @@
 
 A string the model's table lacks that recurs in the user's text is often no word: a phrase of a
 known string and a common single-character word (药疹的), the piece of a longer string that one
-character always accompanies (江苏苏宁易 of 江苏苏宁易购), or a rarer compound of two known strings
-(出栏肉猪). The tests here find them by their occurrences in the text; train/adapt.py says how
+character always accompanies (江苏苏宁易 of 江苏苏宁易购), or a rarer compound of two strings the
+model or the text knows as words (出栏肉猪; 极阴祖师, a name the text taught and a title). The tests here find them by their occurrences in the text; train/adapt.py says how
 each was chosen on dev, train/rare_strings.py uses the same tests on the shipped text's rare rows.
 most_frequent_new lists what was added, for adapt's report and model card.
 
@@ -34,12 +34,17 @@ def without_phrases_and_fragments(shipped: WordTable, candidates: WordTable, tex
     `segmenter adapt` tests a user's new strings so; train/rare_strings.py the shipped text's rare
     ones (without the compound test: the shipped text's rare rows are its own words)."""
     occurrences = list(new_string_occurrences(shipped, candidates, text))  # one pass over the text serves all
-    found = [phrase_keys(shipped, text, occurrences), fragment_keys(text, occurrences)]
-    if compounds_below is not None:
-        found.append(compound_keys(shipped, text, occurrences, compounds_below))
+    kept = _without(candidates, [phrase_keys(shipped, text, occurrences), fragment_keys(text, occurrences)])
+    if compounds_below is None:
+        return kept
+    return _without(kept, [compound_keys(shipped, text, occurrences, compounds_below, domain=kept)])
+
+
+def _without(table: WordTable, found: list[dict[int, np.ndarray]]) -> WordTable:
+    """`table` less the rows whose hashes a test found (per length, as the tests return them)."""
     left_out = {n: np.concatenate([keys[n] for keys in found if n in keys]) for n in set().union(*found)}
     return WordTable({n: tuple(column[~np.isin(keys, left_out.get(n, ()))] for column in (keys, *rest))
-                      for n, (keys, *rest) in candidates.tables.items()}, candidates.info)
+                      for n, (keys, *rest) in table.tables.items()}, table.info)
 
 
 def new_string_occurrences(shipped: WordTable, domain: WordTable, text: str):
@@ -96,11 +101,13 @@ def phrase_keys(shipped: WordTable, text: str, occurrences: list,
     return found
 
 
-def compound_keys(shipped: WordTable, text: str, occurrences: list, below: int) -> dict[int, np.ndarray]:
+def compound_keys(shipped: WordTable, text: str, occurrences: list, below: int,
+                  domain: WordTable | None = None) -> dict[int, np.ndarray]:
     """The hashes, by length, of domain strings of 4+ characters the shipped table lacks (their
-    `occurrences` in `text`: new_string_occurrences) that are two strings it holds, of 2+
-    characters each (出栏+肉猪, 婴幼儿+乳粉), and occur fewer than `below` times. Judged at one
-    occurrence each."""
+    `occurrences` in `text`: new_string_occurrences) that are two strings of 2+ characters each
+    that it holds (出栏+肉猪, 婴幼儿+乳粉) or that `domain` holds (the domain's own new strings
+    that passed the phrase and fragment tests: 极阴+祖师, 乾蓝+冰焰, a novel's name or thing and a
+    word), and occur fewer than `below` times. Judged at one occurrence each."""
     found = {}
     for n, hashes, at in occurrences:
         if n < 4:
@@ -109,9 +116,13 @@ def compound_keys(shipped: WordTable, text: str, occurrences: list, below: int) 
         keys, first = keys[seen < below], first[seen < below]  # the frequent ones stay whatever they are
         start, ones = at[first], np.ones(len(first), dtype=np.int64)
         compound = np.zeros(len(start), dtype=bool)
+
+        def word(at: np.ndarray, size: int) -> np.ndarray:
+            known = ~np.isnan(shipped.autonomy_at(text, at, ones * size))
+            return known | (domain.counts_at(text, at, ones * size) > 0) if domain is not None else known
+
         for left in range(2, n - 1):  # the split after `left` characters: both sides 2+
-            compound |= (~np.isnan(shipped.autonomy_at(text, start, ones * left))
-                         & ~np.isnan(shipped.autonomy_at(text, start + left, ones * (n - left))))
+            compound |= word(start, left) & word(start + left, n - left)
         found[n] = keys[compound]
     return found
 
