@@ -78,7 +78,8 @@ def split_function_words(texts, ends, c, setting, word_table):
     splits in two (就是 -> 就|是, 有着 -> 有|着), unless its second character is one of
     `bound_ends`, which make words of a demonstrative (这里 这么 这儿), or the word table's
     unigram model has the word more than e**function_pair_logp times likelier than its two
-    characters as words (已经, 也许, 觉得 stay). Without a unigram model nothing tells 已有 from
+    characters as words (已经, 也许, 觉得 stay), or it is one of `keep_pairs`, words of their own
+    that the model rates no likelier than a phrase (为了, 除了, 可是, 不过). Without a unigram model nothing tells 已有 from
     已经: the rule does not run. A word ended by one of `verb_particles` (a verb's 着) splits
     up to the higher e**verb_particle_logp: the model rates a frequent verb with its 着 (看着 望着)
     as a word, and annotators still write it apart; lexicalized ones stay (接着 随着). Setting
@@ -97,6 +98,7 @@ def split_function_words(texts, ends, c, setting, word_table):
     pairs = starts[ends - starts == 2]
     first, second = texts.codes[pairs], texts.codes[pairs + 1]
     led = is_among(first, c.function_words) & ~is_among(second, c.bound_ends) | is_among(second, particles)
+    led &= ~_among_pairs(first, second, c.keep_pairs, "keep_pairs")
     if setting == "coarse":
         led &= ~is_among(first, c.coarse_leads) & ~_among_pairs(first, second, c.coarse_pairs)
     begin = pairs[led & han_mask(first) & han_mask(second)]

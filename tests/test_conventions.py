@@ -291,6 +291,26 @@ def test_msr_keeps_whole_the_function_words_it_writes_whole():
 
 
 @pytest.mark.slow
+def test_words_of_their_own_led_by_a_function_word_stay_whole_at_every_standard():
+    """为了 除了 可是 不再 可爱: keep_pairs, which the unigram model rates no likelier than a phrase
+    (both characters are frequent words), stay whole; 就是 beside them still splits (general)."""
+    table = Segmenter().word_table
+    text = "为了除了可是不再可爱就是"
+    ends = np.arange(2, len(text) + 1, 2)
+
+    def words(conventions, name="general"):
+        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions,
+                                                   STANDARDS[name].rules, table))
+
+    for name in ("general", "pku", "msr", "ud"):
+        assert words(Conventions(), name)[:5] == ["为了", "除了", "可是", "不再", "可爱"], name
+    assert words(Conventions())[5:] == ["就", "是"]
+    assert words(Conventions(keep_pairs="")) == list(text)  # without the list the rule splits them all
+    with pytest.raises(ValueError, match="keep_pairs"):
+        words(Conventions(keep_pairs="为了除"))
+
+
+@pytest.mark.slow
 def test_the_shipped_default_splits_function_words():
     seg = Segmenter()
     words = seg.segment("他已经来了，这就是我们已有的。")
