@@ -194,6 +194,8 @@ def test_the_trainers_numbers_are_checked_where_they_are_parsed(tmp_path):
                            b"--boundary-head must be below the model's 2 heads"),
                           (("ngrams", "--raw", raw, "--out", tmp_path / "none" / "t.npz"), b"its folder"),
                           (("adapt", "--raw", raw, "--out", tmp_path / "a", "--min-count", "0"),
-                           b"argument --min-count: must be a positive int")):
+                           b"argument --min-count: must be a positive int"),
+                          (("refine", "--raw", raw, "--out", tmp_path / "r", "--lr", "nan"),
+                           b"argument --lr: must be a positive float")):
         result = run_cli(*args)
         assert result.returncode == 2 and message in result.stderr and b"Traceback" not in result.stderr

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a one-head model: a folder or a shipped name (default: default)")
     add_raw(parser, required=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="the refined model folder (new or empty)")
-    parser.add_argument("--chars", type=int, default=4_000_000,
+    parser.add_argument("--chars", type=positive(int), default=4_000_000,
                         help="raw characters labelled and trained on (default: 4,000,000)")
     parser.add_argument("--mix", type=float, default=0.5,
                         help="share of the pipeline's hard cut in each target (default: 0.5)")
@@ -32,9 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the pipeline's cut enters a target only where these standards' words cut alike "
                              "(the model's own standard too); elsewhere the head keeps its own score "
                              "(the embedded default's fifth round: --agree pku msr ud)")
-    parser.add_argument("--lr", type=float, default=5e-4, help="learning rate (default: 5e-4)")
-    parser.add_argument("--epochs", type=float, default=1.0, help="passes over the labelled text (default: 1)")
-    parser.add_argument("--minutes", type=float, default=30.0, help="stop training after this long (default: 30)")
+    parser.add_argument("--lr", type=positive(float), default=5e-4, help="learning rate (default: 5e-4)")
+    parser.add_argument("--epochs", type=positive(float), default=1.0, help="passes over the labelled text (default: 1)")
+    parser.add_argument("--minutes", type=positive(float), default=30.0, help="stop training after this long (default: 30)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the raw-text sample and of training (default: 0)")
     parser.add_argument("--threads", type=positive(int), default=None, help="torch threads (default: all cores)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or log lines, warnings only")
