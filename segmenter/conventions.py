@@ -20,6 +20,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
     function word   就 是, 已 有, 不 是 (but 已经 也许)   PKU: apart                 MSR, UD: 不是 也是
                     不 需要, 应 注意 (but 不得不)          all: apart (MSR: 不需要)
                     生活 中, 尤其 是 (but 为什么)         all: apart
+    function word   你好 为什么 有的 (a list)             all: one word
     a verb's 着      看 着, 带 着 (but 接着 随着)         all: apart
     coverb          成 为, 位 于 (but 因为 由于 认为)     UD: apart                  PKU, MSR: 成为 位于
     compound        高等 法院, 联合国 大会 (but 画蛇添足)  all: apart
@@ -41,7 +42,8 @@ standard (levels.Standard); the decoder's joins are rows of the same table. At e
     within such a closed class (MSR and UD keep 不是 也是 都是 whole); a verb's 着 needs a higher
     likelihood to stay (看|着, but 接着 随着); a three-character word led by a function word splits
     after it the same way, at its own threshold (不|需要, 应|注意, but 不得不), and one ended by a
-    function character before it (生活|中, 尤其|是, but 为什么);
+    function character before it (生活|中, 尤其|是, but 为什么); and a few function words the heads
+    cut inside (你|好, 为|什么, 有|的: both characters are frequent words) join again, from a list;
   - a word of four or five characters splits in two where the raw text holds both parts mostly
     apart from it (高等|法院, 联合国|大会): the unigram model fits what recurs, phrases too.
 By standard: a two-character word takes a suffix where the word table knows the three

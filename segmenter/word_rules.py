@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rule_texts import Texts, among_sorted, any_of, is_among, with_ends, word_starts
+import re
+from functools import lru_cache
+
+from .rule_texts import Texts, among_sorted, any_of, is_among, starts_word, with_ends, without_ends, word_starts
 from .text import HAN_SPAN_RE, code_points, han_mask
 
 
@@ -133,6 +136,28 @@ def split_coverbs(texts, ends, c, on, word_table):
     split = (is_among(second, c.coverbs) & han_mask(first)
              & ~_among_pairs(first, second, c.coverb_keeps, "coverb_keeps"))
     return with_ends(ends, pairs[split] + 1) if split.any() else ends
+
+
+def join_function_words(texts, ends, c, on, word_table):
+    """A word of `joined_words` (function words and a greeting whose characters are each a
+    frequent word: 你好 为什么 有的 有时) that the decoder left in pieces becomes one word, where
+    the pieces are whole words: the word starts a word and ends one (所有|的 keeps 有的 apart:
+    有 is inside 所有)."""
+    if not c.joined_words.strip():
+        return ends
+    found = [(m.start(), m.end()) for m in _words_pattern(c.joined_words).finditer(texts.text)]
+    if not found:
+        return ends
+    begin, end = np.array(found, dtype=np.int64).T
+    whole = starts_word(begin, ends, texts) & among_sorted(end, ends)
+    inner = [k for b, e in zip(begin[whole].tolist(), end[whole].tolist()) for k in range(b + 1, e)]
+    return without_ends(ends, inner) if inner else ends
+
+
+@lru_cache(maxsize=8)
+def _words_pattern(words: str) -> re.Pattern:
+    """Words written with spaces between them -> a pattern that finds any of them, longest first."""
+    return re.compile("|".join(map(re.escape, sorted(set(words.split()), key=len, reverse=True))))
 
 
 def split_compounds(texts, ends, c, on, word_table):

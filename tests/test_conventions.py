@@ -310,6 +310,23 @@ def test_words_of_their_own_led_by_a_function_word_stay_whole_at_every_standard(
         words(Conventions(keep_pairs="为了除"))
 
 
+def test_function_words_left_in_pieces_join_where_the_pieces_are_whole_words():
+    """joined_words: 你|好 and 为|什么 join; the 有的 of 所有|的 does not (有 is inside 所有: the
+    pieces must be whole words); the list decides; off: the decoder's words as they were."""
+    text = "你好为什么所有的有的"
+    ends = np.array([1, 2, 3, 5, 7, 8, 9, 10])  # 你|好|为|什么|所有|的|有|的
+
+    def words(conventions, rules=STANDARDS["general"].rules):
+        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, rules))
+
+    given = ["你", "好", "为", "什么", "所有", "的", "有", "的"]
+    for name in ("general", "pku", "msr", "ud"):
+        assert words(Conventions(), STANDARDS[name].rules) == ["你好", "为什么", "所有", "的", "有的"], name
+    assert words(Conventions(joined_words="")) == given
+    assert words(Conventions(joined_words="为什么")) == ["你", "好", "为什么", *given[4:]]
+    assert words(Conventions(), replace(STANDARDS["general"].rules, join_function_words=False)) == given
+
+
 @pytest.mark.slow
 def test_the_shipped_default_splits_function_words():
     seg = Segmenter()
