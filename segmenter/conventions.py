@@ -21,6 +21,7 @@ whether 两个 is one word: that is a decision of the standard, not of the langu
                     不 需要, 应 注意 (but 不得不)          all: apart (MSR: 不需要)
                     生活 中, 尤其 是 (but 为什么)         all: apart
     function word   你好 为什么 有的 (a list)             all: one word
+    verb + pronoun  说 你, 叫 他 (but 其他 自我)          all: apart
     a verb's 着      看 着, 带 着 (but 接着 随着)         all: apart
     coverb          成 为, 位 于 (but 因为 由于 认为)     UD: apart                  PKU, MSR: 成为 位于
     compound        高等 法院, 联合国 大会 (but 画蛇添足)  all: apart
@@ -36,7 +37,7 @@ standard (levels.Standard); the decoder's joins are rows of the same table. At e
   - a number in Han numerals is one word whatever the heads cut inside it (第十|五 -> 第十五:
     numbers are too many and too rare for the word table);
   - a two-character word led by a function word (就 已 也 不 这 ...) or ended by a particle (着 过
-    得 了) splits unless the unigram model has it far likelier as one word (已经 也许 stay) or it
+    得 了), or ended by a personal pronoun (说|你: a verb and its object), splits unless the unigram model has it far likelier as one word (已经 也许 stay) or it
     is a word of its own that the model cannot tell from a phrase (为了 除了 可是: a list): the
     heads join such pairs because they are frequent, and raw text can tell 已有 from 已经 only
     within such a closed class (MSR and UD keep 不是 也是 都是 whole); a verb's 着 needs a higher

@@ -78,7 +78,8 @@ def split_marks(texts, ends, c, on, word_table):
 
 def split_function_words(texts, ends, c, setting, word_table):
     """A two-character Han word led by one of `function_words`, or ended by one of `particles`,
-    splits in two (就是 -> 就|是, 有着 -> 有|着), unless its second character is one of
+    or by one of `object_pronouns` (说你 -> 说|你, a verb and its object), splits in two
+    (就是 -> 就|是, 有着 -> 有|着), unless its second character is one of
     `bound_ends`, which make words of a demonstrative (这里 这么 这儿), or the word table's
     unigram model has the word more than e**function_pair_logp times likelier than its two
     characters as words (已经, 也许, 觉得 stay), or it is one of `keep_pairs`, words of their own
@@ -93,7 +94,7 @@ def split_function_words(texts, ends, c, setting, word_table):
     (不得不 stays; where the two after it are no word of the model's, the word stays too); one
     ended by one of `function_ends` splits before it the same way (生活|中, 尤其|是, 范围|内,
     标志|着, 之类|的)."""
-    particles = c.particles + c.verb_particles
+    particles = c.particles + c.verb_particles + c.object_pronouns
     if (not (c.function_words or particles or c.function_ends) or word_table is None or word_table.unigram is None
             or not any_of(c.function_words + particles + c.function_ends).search(texts.text)):
         return ends

@@ -306,6 +306,22 @@ def test_words_of_their_own_led_by_a_function_word_stay_whole_at_every_standard(
         assert words(Conventions(), name)[:5] == ["为了", "除了", "可是", "不再", "可爱"], name
     assert words(Conventions())[5:] == ["就", "是"]
     assert words(Conventions(keep_pairs="")) == list(text)  # without the list the rule splits them all
+
+
+@pytest.mark.slow
+def test_a_verb_and_the_pronoun_after_it_split_but_words_ending_in_one_stay():
+    """object_pronouns: 说你 叫他 split (a verb and its object); 其他 stays (the unigram model has it
+    far likelier whole), 自我 and 迷你 stay (keep_pairs)."""
+    table = Segmenter().word_table
+    text = "说你叫他其他自我迷你"
+    ends = np.arange(2, len(text) + 1, 2)
+
+    def words(conventions):
+        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions,
+                                                   STANDARDS["general"].rules, table))
+
+    assert words(Conventions()) == ["说", "你", "叫", "他", "其他", "自我", "迷你"]
+    assert words(Conventions(object_pronouns="")) == ["说你", "叫他", "其他", "自我", "迷你"]
     with pytest.raises(ValueError, match="keep_pairs"):
         words(Conventions(keep_pairs="为了除"))
 
