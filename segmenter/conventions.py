@@ -37,8 +37,9 @@ standard (levels.Standard); the decoder's joins are rows of the same table. At e
   - a number in Han numerals is one word whatever the heads cut inside it (第十|五 -> 第十五:
     numbers are too many and too rare for the word table);
   - a two-character word led by a function word (就 已 也 不 这 ...) or ended by a particle (着 过
-    得 了), or ended by a personal pronoun (说|你: a verb and its object), splits unless the unigram model has it far likelier as one word (已经 也许 stay) or it
-    is a word of its own that the model cannot tell from a phrase (为了 除了 可是: a list): the
+    得 了) or a personal pronoun (说|你: a verb and its object) splits unless the unigram model
+    has it far likelier as one word (已经 也许 其他 stay) or it is a word of its own that the
+    model cannot tell from a phrase (为了 除了 可是: a list): the
     heads join such pairs because they are frequent, and raw text can tell 已有 from 已经 only
     within such a closed class (MSR and UD keep 不是 也是 都是 whole); a verb's 着 needs a higher
     likelihood to stay (看|着, but 接着 随着); a three-character word led by a function word splits
