@@ -72,8 +72,8 @@ def variants():
     # keep_pairs (two-character words the function-word rule leaves whole: 为了 除了 可是) as a whole
     yield "keep_pairs empty (为了 除了 可是 ... split like any pair)", replace(DEFAULT_CONVENTIONS, keep_pairs="")
     # joined_words (function words the heads cut inside, joined again: 你好 为什么 有的) as a whole
-    yield "joined_words empty (你|好 为|什么 有|的 ... left as the decoder cut them)", replace(DEFAULT_CONVENTIONS,
-                                                                                        joined_words="")
+    yield ("joined_words empty (你好 为什么 有的 ... left as the decoder cut them)",
+           replace(DEFAULT_CONVENTIONS, joined_words=""))
 
 
 def table(title: str, files, f1, rows) -> list[str]:
