@@ -5,7 +5,8 @@ del_word, suggest_freq, get_FREQ and load_userdict.
 A mixin of api.Segmenter: these calls only reshape its own (tokenize_batch, the granularity
 levels' tokens, its user dictionary), so they live apart from the loading, scoring and batching
 that api.py holds. What each needs from the class: `tokenize_batch`, `_level_tokens`,
-`granularity`, `word_table`, `user_dictionary`.
+`granularity`, `word_table`, `user_dictionary` (tests/test_structure.py checks that a Segmenter
+has each name the mixin reads, and that this list names them).
 """
 from __future__ import annotations
 

@@ -266,3 +266,22 @@ def test_every_import_of_a_segmenter_name_finds_it():
                         and alias.name not in known:
                     missing.append(f"{path.relative_to(REPO)}:{node.lineno}: {base} has no {alias.name}")
     assert not missing, "imports of names that are not there:\n" + "\n".join(missing)
+
+
+def test_the_jieba_mixin_reads_only_what_a_segmenter_has(tiny_segmenter):
+    """jieba_calls.JiebaCalls is a mixin of api.Segmenter: every `self.NAME` it reads is a
+    method of its own or an attribute a Segmenter has (its docstring names them), so renaming one
+    in api.py cannot leave the jieba calls reading a name that is gone."""
+    import ast
+
+    from segmenter import jieba_calls
+
+    tree = ast.parse((REPO / "segmenter" / "jieba_calls.py").read_text(encoding="utf-8"))
+    read = {node.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"}
+    own = set(vars(jieba_calls.JiebaCalls))
+    assert read - own, "the mixin reads nothing of its class: it needs no mixin"
+    missing = {name for name in read - own if not hasattr(tiny_segmenter, name)}
+    assert not missing, f"JiebaCalls reads {sorted(missing)}, which a Segmenter lacks"
+    documented = set(re.findall(r"`(\w+)`", jieba_calls.__doc__))
+    assert read - own <= documented, f"undocumented in jieba_calls' docstring: {sorted(read - own - documented)}"
