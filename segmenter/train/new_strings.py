@@ -3,8 +3,9 @@
 A string the model's table lacks that recurs in the user's text is often no word: a phrase of a
 known string and a common single-character word (药疹的), the piece of a longer string that one
 character always accompanies (江苏苏宁易 of 江苏苏宁易购), or a rarer compound of two strings the
-model or the text knows as words (出栏肉猪; 极阴祖师, a name the text taught and a title). The tests here find them by their occurrences in the text; train/adapt.py says how
-each was chosen on dev, train/rare_strings.py uses the same tests on the shipped text's rare rows.
+model or the text knows as words (出栏肉猪; 极阴祖师, a name the text taught and a title). The
+tests here find them by their occurrences in the text; train/adapt.py says how each was chosen
+on dev, train/rare_strings.py uses the same tests on the shipped text's rare rows.
 most_frequent_new lists what was added, for adapt's report and model card.
 
 Shapes: `occurrences` (new_string_occurrences) is, per length n >= 2, the hashes of every
@@ -117,9 +118,10 @@ def compound_keys(shipped: WordTable, text: str, occurrences: list, below: int,
         start, ones = at[first], np.ones(len(first), dtype=np.int64)
         compound = np.zeros(len(start), dtype=bool)
 
-        def word(at: np.ndarray, size: int) -> np.ndarray:
-            known = ~np.isnan(shipped.autonomy_at(text, at, ones * size))
-            return known | (domain.counts_at(text, at, ones * size) > 0) if domain is not None else known
+        def word(begin: np.ndarray, size: int) -> np.ndarray:
+            """Whether each string of `size` characters at `begin` is the shipped table's or the domain's."""
+            known = ~np.isnan(shipped.autonomy_at(text, begin, ones * size))
+            return known | (domain.counts_at(text, begin, ones * size) > 0) if domain is not None else known
 
         for left in range(2, n - 1):  # the split after `left` characters: both sides 2+
             compound |= word(start, left) & word(start + left, n - left)
