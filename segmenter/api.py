@@ -196,22 +196,26 @@ class Segmenter(JiebaCalls):
         return _score_texts(self.reader, texts, self.window, self.overlap, batch_size or self.batch_size, show_progress)
 
     # -- word assembly (assembly.py) --------------------------------------------------------------
-    def level(self, granularity=None) -> Level:
-        """The policy of one granularity (levels.py): threshold, decoder options, convention rules."""
+    def level(self, granularity=None, standard=None) -> Level:
+        """The policy of one granularity (levels.py): threshold, decoder options, convention rules;
+        of this segmenter's standard, or of `standard` (a name or a levels.Standard)."""
         g = self.granularity if granularity is None else granularity_value(granularity)
-        return Level.at(g, self.profile, self.word_decoding if self.word_table is not None else None, self.standard)
+        standard = self.standard if standard is None else standard_named(standard)
+        return Level.at(g, self.profile, self.word_decoding if self.word_table is not None else None, standard)
 
-    def assemble(self, plans: list[TextPlan], granularity=None, *, dictionary=None) -> list[list[Token]]:
+    def assemble(self, plans: list[TextPlan], granularity=None, *, dictionary=None, standard=None) -> list[list[Token]]:
         """Words of scored plans (score_texts) at one granularity: (word, start, end) tokens that
         tile each text. The word-assembly step of segment_batch (assembly.py): margins over the
         level's threshold, the word decoder, the conventions, the user dictionary (`dictionary`:
-        a snapshot of it, by default taken now)."""
-        return self._assemble(plans, granularity, dictionary)
+        a snapshot of it, by default taken now). standard: another standard's words from the same
+        scores (None: this segmenter's own)."""
+        return self._assemble(plans, granularity, dictionary, standard=standard)
 
-    def _assemble(self, plans: list[TextPlan], granularity=None, dictionary=None, words_only: bool = False):
+    def _assemble(self, plans: list[TextPlan], granularity=None, dictionary=None, words_only: bool = False,
+                  standard=None):
         # One snapshot of the user dictionary for the whole call: a batch never sees half a change.
         dictionary = self.user_dictionary.snapshot() if dictionary is None else dictionary
-        return assemble(plans, self.profile, self.level(granularity), word_table=self.word_table,
+        return assemble(plans, self.profile, self.level(granularity, standard), word_table=self.word_table,
                         conventions=self.conventions, dictionary=dictionary, words_only=words_only)
 
     def _level_tokens(self, text: str, granularities) -> list[list[Token]]:

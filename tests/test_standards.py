@@ -67,6 +67,22 @@ def test_standards_write_words_their_way(by_standard):
 
 
 @pytest.mark.slow
+def test_scores_read_once_assemble_at_any_standard(by_standard):
+    """assemble(plans, standard=...): another standard's words from the same scores, as that
+    standard's own segmenter writes them (refine --agree reads them so); the segmenter's own standard
+    stays its default, and a bad name is refused by name."""
+    general = by_standard["general"]
+    plans = general.score_texts([SENTENCE, "他说你好，为什么？"])
+    for name, seg in by_standard.items():
+        assert general.assemble(plans, "default", standard=name) == seg.assemble(plans, "default"), name
+        assert general.assemble(plans, "fine", standard=STANDARDS[name]) == seg.assemble(plans, "fine"), name
+    assert general.assemble(plans) == general.assemble(plans, standard="general")
+    assert general.assemble(plans, standard="msr") != general.assemble(plans)
+    with pytest.raises(ValueError, match="standard must be one of"):
+        general.assemble(plans, standard="ctb")
+
+
+@pytest.mark.slow
 def test_granularity_moves_words_within_a_standard(by_standard):
     seg = by_standard["msr"]
     texts = [SENTENCE, "小明硕士毕业于中国科学院计算所，后在日本京都大学深造", "他来到了网易杭研大厦"]

@@ -26,7 +26,7 @@ from ..bench.evaluation import score
 from ..dictionary import UserDictionary
 from ..files import check_new_folder, staged_folder
 from ..integrity import write_manifest
-from ..levels import DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard
+from ..levels import DEFAULT_STANDARD, STANDARDS, Rules, Standard
 from ..profile import PROFILE_FILE
 from ..rules import TABLE
 from ..wordstats import standalone_table
@@ -75,11 +75,11 @@ def calibrate_standard(segmenter, gold: list[list[str]], min_gain: float = 0.002
     started = time.perf_counter()
     check_segmented(gold)
     plans = segmenter.score_texts(["".join(words) for words in gold], show_progress=False)
-    decoding = segmenter.word_decoding if segmenter.word_table is not None else None
     cache: dict[tuple, float] = {}
 
     def words_of(standard: Standard, dictionary=None) -> list[list[str]]:
-        level = Level.at("default", segmenter.profile, decoding, standard)
+        # assemble, not segmenter.assemble: dictionary None is none here, not the model's user words
+        level = segmenter.level("default", standard)
         return assemble(plans, segmenter.profile, level, word_table=segmenter.word_table,
                         conventions=segmenter.conventions, dictionary=dictionary, words_only=True)
 

@@ -27,8 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..assembly import assemble
-from ..levels import Level, standard_named
+from ..levels import standard_named
 from ..model import read_profile, resolve_model_folder
 from .derived import onnx_kind, write_derived_folder
 
@@ -82,12 +81,8 @@ def pipeline_targets(segmenter, texts: list[str], mix: float,
     plans = segmenter.score_texts(texts, show_progress=False)
     dictionary = segmenter.user_dictionary.snapshot()  # one for every standard's words
     tokens = segmenter.assemble(plans, "default", dictionary=dictionary)
-    # The same scores, each standard's words: the segmenter's own assembly at another standard's
-    # level (as calibrate_standard reads its candidates), no second model or table loaded.
-    decoder = segmenter.word_decoding if segmenter.word_table is not None else None
-    others = [assemble(plans, segmenter.profile, Level.at("default", segmenter.profile, decoder, standard_named(name)),
-                       word_table=segmenter.word_table, conventions=segmenter.conventions, dictionary=dictionary)
-              for name in agree]
+    # The same scores, each standard's words: no second model or table loaded.
+    others = [segmenter.assemble(plans, "default", dictionary=dictionary, standard=name) for name in agree]
     threshold = segmenter.profile.threshold("default")
     decoding = segmenter.level("default").decoding  # None: no word decoder, so no longest word
     max_len = decoding.max_len if decoding is not None else None
