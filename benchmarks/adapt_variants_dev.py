@@ -93,8 +93,7 @@ def without_rare_names(shipped: WordTable, lines: list[str]) -> WordTable:
             name = np.array([text[s] in _NAMES["surnames"] and not set(text[s + 1 : s + 3]) & set(_NAMES["foreign"])
                              for s in at[first].tolist()], dtype=bool)
             drop[n] = keys[name & (seen < NAME_SEEN)]
-    kept = WordTable({n: tuple(column[~np.isin(keys, drop.get(n, ()))] for column in (keys, *rest))
-                      for n, (keys, *rest) in kept.tables.items()}, kept.info)
+    kept = new_strings.without_keys(kept, [drop])
     return shipped.combined_with(kept, min_count)
 
 
@@ -108,8 +107,7 @@ def with_compounds(shipped: WordTable, lines: list[str], below: int, added_parts
     kept = new_strings.without_phrases_and_fragments(shipped, candidates, text)
     occurrences = list(new_strings.new_string_occurrences(shipped, candidates, text))
     found = new_strings.compound_keys(shipped, text, occurrences, below, domain=kept if added_parts else None)
-    kept = WordTable({n: tuple(column[~np.isin(keys, found.get(n, ()))] for column in (keys, *rest))
-                      for n, (keys, *rest) in kept.tables.items()}, kept.info)
+    kept = new_strings.without_keys(kept, [found])
     return shipped.combined_with(kept, min_count)
 
 

@@ -35,14 +35,14 @@ def without_phrases_and_fragments(shipped: WordTable, candidates: WordTable, tex
     `segmenter adapt` tests a user's new strings so; train/rare_strings.py the shipped text's rare
     ones (without the compound test: the shipped text's rare rows are its own words)."""
     occurrences = list(new_string_occurrences(shipped, candidates, text))  # one pass over the text serves all
-    kept = _without(candidates, [phrase_keys(shipped, text, occurrences), fragment_keys(text, occurrences)])
+    kept = without_keys(candidates, [phrase_keys(shipped, text, occurrences), fragment_keys(text, occurrences)])
     if compounds_below is None:
         return kept
-    return _without(kept, [compound_keys(shipped, text, occurrences, compounds_below, domain=kept)])
+    return without_keys(kept, [compound_keys(shipped, text, occurrences, compounds_below, domain=kept)])
 
 
-def _without(table: WordTable, found: list[dict[int, np.ndarray]]) -> WordTable:
-    """`table` less the rows whose hashes a test found (per length, as the tests return them)."""
+def without_keys(table: WordTable, found: list[dict[int, np.ndarray]]) -> WordTable:
+    """`table` less the rows whose hashes a test found (per length, as the tests here return them)."""
     left_out = {n: np.concatenate([keys[n] for keys in found if n in keys]) for n in set().union(*found)}
     return WordTable({n: tuple(column[~np.isin(keys, left_out.get(n, ()))] for column in (keys, *rest))
                       for n, (keys, *rest) in table.tables.items()}, table.info)
