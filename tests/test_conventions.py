@@ -19,11 +19,17 @@ from segmenter.wordstats import WordTable
 from test_heads import GOLD
 
 
-def words_after(text: str, words: list[str], granularity: float = 0.5, conventions=Conventions()) -> list[str]:
-    """Apply the rules to a given segmentation (no model involved)."""
+def words_after(text: str, words: list[str], granularity=0.5, conventions=Conventions(), word_table=None) -> list[str]:
+    """Apply the rules (of a granularity, or levels.Rules) to a given segmentation; word_table: the
+    raw-text counts and unigram model the rules that need one read (None: no model involved)."""
     ends = np.cumsum([len(w) for w in words])
     assert "".join(words) == text
-    return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, granularity))
+    return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, granularity, word_table))
+
+
+def pairs_of(text: str) -> list[str]:
+    """A text cut into two-character words: 看着带着 -> 看着 带着."""
+    return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
 def test_full_width_number_takes_its_unit_and_only_it():
@@ -179,18 +185,18 @@ def test_function_words_and_particles_split_unless_the_model_has_the_pair_as_a_w
     # the shipped table's unigram model has 已经 他们 觉得 as words, 已有 就是 有着 as two
     table = Segmenter().word_table
     text = "已经已有他们就是有着觉得"
-    ends = np.arange(2, len(text) + 1, 2)
+    given = pairs_of(text)
     for granularity in (0.0, 0.5, 1.0):  # every level
-        assert split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(), granularity, table)) == [
+        assert words_after(text, given, granularity, Conventions(), table) == [
             "已经", "已", "有", "他们", "就", "是", "有", "着", "觉得"]
     # the threshold decides: a high one splits the words too; the rule off keeps the heads' words
-    strict = split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(function_pair_logp=100.0), 0.5, table))
+    strict = words_after(text, given, 0.5, Conventions(function_pair_logp=100.0), table)
     assert strict == list(text)  # each word is led by a function word (已 他 就) or ends in a particle (着 得)
     off = Conventions(function_words="", particles="", verb_particles="")
-    assert split_words(text, apply_conventions(text, split_runs(text), ends, off, 0.5, table)) == [text[k:k + 2] for k in range(0, len(text), 2)]
+    assert words_after(text, given, 0.5, off, table) == [text[k:k + 2] for k in range(0, len(text), 2)]
     # without a unigram model nothing tells 已经 from 已有: the rule does not run
     bare = WordTable.from_texts(["已经已有他们就是有着觉得"] * 3, max_n=3, min_count=1)
-    assert split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(), 0.5, bare)) == [text[k:k + 2] for k in range(0, len(text), 2)]
+    assert words_after(text, given, 0.5, Conventions(), bare) == [text[k:k + 2] for k in range(0, len(text), 2)]
     with pytest.raises(ValueError, match="function_pair_logp"):
         Conventions(function_pair_logp=float("nan"))
 
@@ -201,10 +207,9 @@ def test_a_verbs_zhe_splits_up_to_its_own_threshold():
     # function_pair_logp, 6.5), 接着 e**8.3 and 随着 e**9.4 (above verb_particle_logp, 8)
     table = Segmenter().word_table
     text = "看着带着接着随着"
-    ends = np.arange(2, len(text) + 1, 2)
 
     def words(conventions):
-        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, 0.5, table))
+        return words_after(text, pairs_of(text), 0.5, conventions, table)
 
     assert words(Conventions()) == ["看", "着", "带", "着", "接着", "随着"]
     assert words(Conventions(verb_particles="")) == ["看着", "带着", "接着", "随着"]  # the particles' threshold alone
@@ -219,10 +224,9 @@ def test_a_three_character_word_led_by_a_function_word_splits_after_it():
     # function_triple_logp, 10: split), 不得不 e**11.7 and 不锈钢 e**16.4 (stay)
     table = Segmenter().word_table
     text = "不需要应注意不得不不锈钢"
-    ends = np.array([3, 6, 9, 12])
 
     def words(conventions, granularity=0.5):
-        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, granularity, table))
+        return words_after(text, ["不需要", "应注意", "不得不", "不锈钢"], granularity, conventions, table)
 
     assert words(Conventions()) == ["不", "需要", "应", "注意", "不得不", "不锈钢"]
     assert words(Conventions(function_triple_logp=5.0)) == ["不", "需要", "应注意", "不得不", "不锈钢"]
@@ -235,10 +239,9 @@ def test_a_three_character_word_ended_by_a_function_character_splits_before_it()
     # 为什么 e**12.8 (stays); 地 is no function end (目的地)
     table = Segmenter().word_table
     text = "生活中尤其是为什么目的地"
-    ends = np.array([3, 6, 9, 12])
 
     def words(conventions):
-        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, 0.5, table))
+        return words_after(text, ["生活中", "尤其是", "为什么", "目的地"], 0.5, conventions, table)
 
     assert words(Conventions()) == ["生活", "中", "尤其", "是", "为什么", "目的地"]
     assert words(Conventions(function_ends="")) == ["生活中", "尤其是", "为什么", "目的地"]
@@ -255,10 +258,9 @@ def test_a_compound_of_two_free_words_splits_in_two():
     table = Segmenter().word_table
     given = ["高等法院", "联合国大会", "画蛇添足", "迄今为止", "金融危机", "第九十五", "巴西利亚", "最好看吧", "ABCD"]
     text = "".join(given)
-    ends = np.cumsum([len(w) for w in given])
 
     def words(conventions, rules=None):
-        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, rules or 0.5, table))
+        return words_after(text, given, rules or 0.5, conventions, table)
 
     kept = ["画蛇添足", "迄今为止", "金融危机", "第九十五", "巴西利亚", "最好看吧", "ABCD"]
     assert words(Conventions()) == ["高等", "法院", "联合国", "大会", *kept]
@@ -276,18 +278,18 @@ def test_a_compound_of_two_free_words_splits_in_two():
 def test_msr_keeps_whole_the_function_words_it_writes_whole():
     table = Segmenter().word_table
     text = "不是也是都是就是已有"
-    ends = np.arange(2, len(text) + 1, 2)
-    general, msr = (split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(),
-                                                        STANDARDS[name].rules, table)) for name in ("general", "msr"))
+
+    def words(conventions, name, here=text):
+        return words_after(here, pairs_of(here), STANDARDS[name].rules, conventions, table)
+
+    general, msr = (words(Conventions(), name) for name in ("general", "msr"))
     assert general == list("不是也是都是就是已有")
-    here = "这里这么这是"  # 里 么 end words of a demonstrative: 这|是 splits, 这里 这么 stay
-    assert split_words(here, apply_conventions(here, split_runs(here), np.array([2, 4, 6]), Conventions(),
-                                               STANDARDS["general"].rules, table)) == ["这里", "这么", "这", "是"]
+    # 里 么 end words of a demonstrative: 这|是 splits, 这里 这么 stay
+    assert words(Conventions(), "general", "这里这么这是") == ["这里", "这么", "这", "是"]
     assert msr == ["不是", "也是", "都是", "就", "是", "已", "有"]  # "coarse": 不 leads, 也是 都是 pairs
-    assert split_words(text, apply_conventions(text, split_runs(text), ends, Conventions(coarse_leads="", coarse_pairs=""),
-                                               STANDARDS["msr"].rules, table)) == general
+    assert words(Conventions(coarse_leads="", coarse_pairs=""), "msr") == general
     with pytest.raises(ValueError, match="coarse_pairs"):
-        apply_conventions(text, split_runs(text), ends, Conventions(coarse_pairs="也是都"), STANDARDS["msr"].rules, table)
+        words(Conventions(coarse_pairs="也是都"), "msr")
 
 
 @pytest.mark.slow
@@ -296,16 +298,16 @@ def test_words_of_their_own_led_by_a_function_word_stay_whole_at_every_standard(
     (both characters are frequent words), stay whole; 就是 beside them still splits (general)."""
     table = Segmenter().word_table
     text = "为了除了可是不再可爱就是"
-    ends = np.arange(2, len(text) + 1, 2)
 
     def words(conventions, name="general"):
-        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions,
-                                                   STANDARDS[name].rules, table))
+        return words_after(text, pairs_of(text), STANDARDS[name].rules, conventions, table)
 
     for name in ("general", "pku", "msr", "ud"):
         assert words(Conventions(), name)[:5] == ["为了", "除了", "可是", "不再", "可爱"], name
     assert words(Conventions())[5:] == ["就", "是"]
     assert words(Conventions(keep_pairs="")) == list(text)  # without the list the rule splits them all
+    with pytest.raises(ValueError, match="keep_pairs"):
+        words(Conventions(keep_pairs="为了除"))
 
 
 @pytest.mark.slow
@@ -314,28 +316,22 @@ def test_a_verb_and_the_pronoun_after_it_split_but_words_ending_in_one_stay():
     far likelier whole), 自我 and 迷你 stay (keep_pairs)."""
     table = Segmenter().word_table
     text = "说你叫他其他自我迷你"
-    ends = np.arange(2, len(text) + 1, 2)
 
     def words(conventions):
-        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions,
-                                                   STANDARDS["general"].rules, table))
+        return words_after(text, pairs_of(text), STANDARDS["general"].rules, conventions, table)
 
     assert words(Conventions()) == ["说", "你", "叫", "他", "其他", "自我", "迷你"]
     assert words(Conventions(object_pronouns="")) == ["说你", "叫他", "其他", "自我", "迷你"]
-    with pytest.raises(ValueError, match="keep_pairs"):
-        words(Conventions(keep_pairs="为了除"))
 
 
 def test_function_words_left_in_pieces_join_where_the_pieces_are_whole_words():
     """joined_words: 你|好 and 为|什么 join; the 有的 of 所有|的 does not (有 is inside 所有: the
     pieces must be whole words); the list decides; off: the decoder's words as they were."""
     text = "你好为什么所有的有的"
-    ends = np.array([1, 2, 3, 5, 7, 8, 9, 10])  # 你|好|为|什么|所有|的|有|的
+    given = ["你", "好", "为", "什么", "所有", "的", "有", "的"]
 
     def words(conventions, rules=STANDARDS["general"].rules):
-        return split_words(text, apply_conventions(text, split_runs(text), ends, conventions, rules))
-
-    given = ["你", "好", "为", "什么", "所有", "的", "有", "的"]
+        return words_after(text, given, rules, conventions)
     for name in ("general", "pku", "msr", "ud"):
         assert words(Conventions(), STANDARDS[name].rules) == ["你好", "为什么", "所有", "的", "有的"], name
     assert words(Conventions(joined_words="")) == given
