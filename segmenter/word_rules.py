@@ -204,9 +204,11 @@ def _among_pairs(first: np.ndarray, second: np.ndarray, pairs: str, name: str = 
     return among_sorted(first * 0x110000 + second, _pair_codes(pairs, name))  # Texts.codes: int64
 
 
+@lru_cache(maxsize=16)
 def _pair_codes(pairs: str, name: str = "coarse_pairs") -> np.ndarray:
     """Two-character strings written one after another ("也是都是") -> one int64 code each; `name`:
-    the Conventions field they come from, for the error."""
+    the Conventions field they come from, for the error. Cached, as rule_texts.codes_of is: every call
+    of split_function_words asks for keep_pairs' codes (read only, never written)."""
     if len(pairs) % 2:
         raise ValueError(f"Conventions.{name} must be two-character pairs written one after another, "
                          f"got {len(pairs)} characters: {pairs!r}")
