@@ -51,7 +51,7 @@ def measure(runtime: str, texts: list[str], threads: int, workdir: Path) -> dict
     import numpy as np
 
     from segmenter.api import Segmenter
-    from segmenter.bench.systems import peak_rss_mb
+    from segmenter.bench.measure import peak_rss_mb
 
     start = time.perf_counter()
     folder = workdir / ("model-int8" if runtime == "onnx-int8" else "model")

@@ -81,7 +81,7 @@ def test_cli_streams_a_multi_megabyte_line_in_flat_memory(tiny_model_dir, tmp_pa
     text = ("hello world 2026 " * 6 + "共同创造，") * 25_000
     (tmp_path / "in.txt").write_text(text, encoding="utf-8")
     code = (
-        "import sys; from segmenter.cli import main; from segmenter.bench.systems import peak_rss_mb; "
+        "import sys; from segmenter.cli import main; from segmenter.bench.measure import peak_rss_mb; "
         "rc = main(sys.argv[1:]); print(int(peak_rss_mb()), file=sys.stderr); sys.exit(rc)"
     )
     result = subprocess.run(

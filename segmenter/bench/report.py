@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 from .evaluation import LENGTH_BINS
+from .measure import PAIRED_ROUNDS
 from .runner import BenchResult
-from .systems import PAIRED_ROUNDS, label
+from .systems import label
 
 # system -> the distributions whose versions the report names
 DISTRIBUTIONS = {"segmenter": ("segmenter-heads", "torch", "transformers"), "jieba": ("jieba",),
@@ -229,7 +230,7 @@ def speed_table(result: BenchResult) -> list[str]:
 
     def paired(records, key, own_seconds):
         """jieba's seconds over the system's on the same characters, the two timed in turns in the
-        same worker (systems.py: paired_seconds); None where a record lacks them (an older run's)."""
+        same worker (measure.py: paired_seconds); None where a record lacks them (an older run's)."""
         if not all(r.get(key) for r in records):
             return None
         return sum(r[key][1] for r in records) / sum(map(own_seconds, records))

@@ -1,13 +1,13 @@
 """Benchmark: segment gold corpora with several systems, then score, time and weigh each run.
 
 For every corpus (a gold file: its input is each line with the spaces removed) and every
-(system, setting) there is one run (systems.segment_run: build, warm-up, timed pass),
+(system, setting) there is one run (measure.segment_run: build, warm-up, timed pass),
 scored here with the SIGHAN figures (evaluation.py) against the gold words.
 
 Each run happens in a Python process of its own (a worker) so that its peak memory is that
 system's alone: a process's high-water mark never goes down, so runs sharing one process
-would each report the largest before them. The worker loads systems.py by its path, without
-the `segmenter` package and the torch it imports (see there). Systems that are not installed,
+would each report the largest before them. The worker loads systems.py and measure.py by their
+paths, without the `segmenter` package and the torch it imports (see there). Systems that are not installed,
 or cannot start (a model they would download), are skipped, with the reason on the console
 and in the report. Reporting (JSON, markdown table, plot): report.py.
 """
@@ -24,15 +24,16 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import systems as benchmark_systems
+from . import measure, systems as benchmark_systems
 from ..corpus import read_gold
 from .evaluation import read_lexicon, score
+from .measure import segment_run
 from .systems import (
     DEFAULT_SYSTEMS, SEGMENTER_SETTINGS, SYSTEMS, BenchConfig, BenchmarkError, CorpusRun, System,
-    label, parse_systems, segment_run,
+    label, parse_systems,
 )
 
-__all__ = [  # the benchmark's public names, those of systems.py included
+__all__ = [  # the benchmark's public names, those of systems.py and measure.py included
     "DEFAULT_SYSTEMS", "SEGMENTER_SETTINGS", "SYSTEMS", "BenchConfig", "BenchResult", "BenchmarkError", "CorpusRun",
     "System", "default_lexicon", "label", "parse_systems", "run_benchmark", "run_isolated", "segment_run",
 ]
@@ -47,13 +48,17 @@ def default_lexicon(gold: str | Path) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
-# Loads systems.py as a module of its own (registered in sys.modules, which
-# dataclasses need) without importing the segmenter package, and torch with it.
+# Loads systems.py, then measure.py (which imports it by that name), as modules of their own
+# (registered in sys.modules, which dataclasses need) without importing the segmenter package,
+# and torch with it.
 _BOOTSTRAP = (
     "import importlib.util, sys\n"
-    "spec = importlib.util.spec_from_file_location('segmenter_benchmark_worker', sys.argv[1])\n"
-    "module = importlib.util.module_from_spec(spec); sys.modules[spec.name] = module\n"
-    "spec.loader.exec_module(module); sys.exit(module.worker_main(sys.argv[2:]))\n"
+    "def load(name, path):\n"
+    "    spec = importlib.util.spec_from_file_location(name, path)\n"
+    "    module = importlib.util.module_from_spec(spec); sys.modules[name] = module\n"
+    "    spec.loader.exec_module(module); return module\n"
+    "load('segmenter_benchmark_systems', sys.argv[1])\n"
+    "sys.exit(load('segmenter_benchmark_worker', sys.argv[2]).worker_main(sys.argv[3:]))\n"
 )
 
 
@@ -74,7 +79,8 @@ def run_isolated(system: str, setting: str, config: BenchConfig, corpus: CorpusR
         except (AttributeError, OSError, ValueError):
             stdout = None
         process = subprocess.run(
-            [sys.executable, "-c", _BOOTSTRAP, benchmark_systems.__file__, str(spec_path), str(result_path)],
+            [sys.executable, "-c", _BOOTSTRAP, benchmark_systems.__file__, measure.__file__, str(spec_path),
+             str(result_path)],
             env=env, stdin=subprocess.DEVNULL, stdout=stdout,
         )
         if not result_path.is_file():

@@ -1,37 +1,20 @@
-"""The systems a benchmark runs, and the measuring that happens in a worker process.
+"""The systems a benchmark runs: their settings, the module each needs, and how each is built.
 
 SYSTEMS maps a name to a System: its settings, the module it needs, and a builder that runs in
 the worker and returns a function texts -> words plus a one-line description for the table.
-segmenter's settings are SEGMENTER_SETTINGS: add an entry there and it joins the table.
+segmenter's settings are SEGMENTER_SETTINGS: add an entry there and it joins the table. The
+measuring of one run (build, warm-up, timed pass, speed figures) is measure.py's.
 
-`segment_run` is one run: build (timed apart: load_s), warm up on the first `warmup_chars`
-characters (lazy loading, caches, allocator), then the timed pass over every sentence:
-chars_per_s = characters / seconds of that pass alone. Scoring happens in the parent.
-Speed figures beside it (speed_figures): startup_s, the wall time of a fresh process that
-segments one sentence through the system's command line (`python -m segmenter`, `python -m
-jieba`); latency_ms, one short sentence per call, median; seconds_all, the timed pass again
-on all cores, for a system that can use them (segment.set_threads), after a first pass on all
-cores (seconds_all_first), in which what a system starts to use them starts (a Segmenter's
-helper processes: ~1 s, a large share of a 3 s pass).
-
-The × jieba figures are timed side by side (paired_seconds): in the same worker, jieba (HMM on,
-its own instance) and the system take turns over the same chunks, PAIRED_ROUNDS passes each, and
-once more beside the all-cores pass. The machine is shared and its speed drifts over a run of
-minutes (jieba ran at 207 k and at 324 k chars/s in two runs of one afternoon): a ratio of
-passes a second apart moves far less than one of passes minutes apart, in other processes.
-
-A worker loads this file by its path, not through the `segmenter` package (runner.py,
-run_isolated): whatever the package imports (numpy; torch ~220 MiB on the torch path) would
-count in jieba's memory figure. So this file imports only the standard library at the top, and
-names `segmenter.*` absolutely, inside the functions that need it.
+A worker loads this file and measure.py by their paths, not through the `segmenter` package
+(runner.py, run_isolated): whatever the package imports (numpy; torch ~220 MiB on the torch
+path) would count in jieba's memory figure. So this file imports only the standard library at
+the top, and names `segmenter.*` absolutely, inside the functions that need it.
 """
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -39,11 +22,7 @@ from typing import Callable
 
 SegmentFn = Callable[[list[str]], list[list[str]]]
 DEFAULT_SYSTEMS = "segmenter,jieba,jieba-nohmm,rjieba,pkuseg,thulac"
-CHUNK_CHARS = 16_384  # characters segmented per call in the timed pass (and per progress tick)
 SHORT_SENTENCE = "我爱北京天安门"  # start-up: one short sentence
-LATENCY_CALLS = 50
-STARTUP_RUNS = 3
-PAIRED_ROUNDS = 2  # alternating passes of jieba and of the system, for the × jieba figures
 
 
 class BenchmarkError(ValueError):
@@ -343,160 +322,3 @@ def parse_systems(spec: str) -> list[tuple[str, str]]:
 
 def label(system: str, setting: str) -> str:
     return system if len(SYSTEMS[system].settings) == 1 else f"{system}:{setting}"
-
-
-# -- the measuring (in a worker) ------------------------------------------------------------------
-def peak_rss_mb() -> float | None:
-    """This process's peak resident set size in MiB (None where it cannot be read).
-
-    On Linux it is VmHWM, the high-water mark of this program's own memory map. Not ru_maxrss:
-    Linux carries that across exec, so a worker started by a parent holding torch (~220 MiB)
-    would begin at the parent's size.
-    """
-    try:
-        with open("/proc/self/status", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024  # kB
-    except (OSError, ValueError):
-        pass
-    try:
-        import resource
-    except ImportError:  # Windows
-        return None
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KiB elsewhere
-
-
-def segment_run(system: str, setting: str, config: BenchConfig, corpus: CorpusRun, texts: list[str]) -> dict:
-    """Build, warm up, time: the measuring part of one run (in a worker, or in-process)."""
-    base_mb = peak_rss_mb()
-    start = time.perf_counter()
-    try:
-        segment, about = SYSTEMS[system].build(setting, config, corpus)
-    except BenchmarkError as err:  # this corpus lacks what the setting needs (a dev file): others may not
-        return {"error": f"{type(err).__name__}: {err}", "stage": "corpus"}
-    except Exception as err:  # a system that cannot start is reported, not fatal
-        return {"error": f"{type(err).__name__}: {err}", "stage": "build"}
-    load_s = time.perf_counter() - start
-
-    warm, chars = [], 0
-    for text in texts:
-        if chars >= config.warmup_chars:
-            break
-        warm.append(text)
-        chars += len(text)
-    start = time.perf_counter()
-    segment(warm)
-    warmup_s = time.perf_counter() - start
-
-    # Chunks of ~CHUNK_CHARS: large enough to fill segmenter's batches, small enough for a live bar.
-    chunks, chunk, size = [], [], 0
-    for text in texts:
-        chunk.append(text)
-        size += len(text)
-        if size >= CHUNK_CHARS:
-            chunks.append(chunk)
-            chunk, size = [], 0
-    chunks += [chunk] if chunk else []
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=sum(map(len, texts)), unit="char", unit_scale=True, desc=f"{label(system, setting)} {corpus.name}",
-               file=sys.stderr, leave=False, disable=not config.show_progress)
-    words: list[list[str]] = []
-    start = time.perf_counter()
-    for chunk in chunks:
-        words += segment(chunk)
-        bar.update(sum(map(len, chunk)))
-    seconds = time.perf_counter() - start
-    bar.close()
-    peak_mb = peak_rss_mb() if config.isolate else None  # before speed_figures' second pass
-    return {"words": words, "about": about, "load_s": load_s, "warmup_s": warmup_s, "seconds": seconds,
-            "base_mb": base_mb, "peak_mb": peak_mb, **speed_figures(system, config, segment, texts, chunks)}
-
-
-def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: list[str],
-                  chunks: list[list[str]]) -> dict:
-    """latency_ms (the shortest of the first 100 sentences of >= 5 characters, one per call),
-    startup_s, and the timed pass on all cores (seconds_all, cores_all; None for a system that
-    runs on one core whatever it is given)."""
-    import os
-    import statistics
-    import subprocess
-
-    from segmenter.cores import available_cores  # after peak_mb: jieba's figure stays its own
-
-    short = min((t for t in texts[:100] if len(t) >= 5), key=len, default=SHORT_SENTENCE)
-    calls = []
-    for _ in range(LATENCY_CALLS):
-        start = time.perf_counter()
-        segment([short])
-        calls.append(time.perf_counter() - start)
-    figures = {"latency_ms": statistics.median(calls) * 1000, "startup_s": None, "seconds_all": None,
-               "seconds_all_first": None, "cores_all": None}
-    command = SYSTEMS[system].startup
-    if command is not None:
-        # The segmenter the benchmark runs, whatever the working directory: its package's parent first.
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = {**os.environ, "PYTHONPATH": package_root}
-        runs = []
-        for _ in range(STARTUP_RUNS):
-            start = time.perf_counter()
-            done = subprocess.run(command(config), input=SHORT_SENTENCE + "\n", capture_output=True, text=True, env=env,
-                                  timeout=300)
-            runs.append(time.perf_counter() - start)
-            if done.returncode != 0 or not done.stdout.strip():
-                runs = []
-                break
-        figures["startup_s"] = statistics.median(runs) if runs else None
-    jieba = _reference(config, chunks[0])
-    if jieba is not None:
-        own = reference = 0.0
-        for _ in range(PAIRED_ROUNDS):  # in turns: jieba, the system, jieba, the system
-            reference += _timed(jieba, chunks)
-            own += _timed(segment, chunks)
-        figures["paired_seconds"] = [own, reference]
-    cores = available_cores()
-    set_threads = getattr(segment, "set_threads", None)
-    if set_threads is not None and cores > config.threads:
-        set_threads(cores)
-        figures["seconds_all_first"] = _timed(segment, chunks)  # the first pass starts what the cores need
-        jieba_seconds = _timed(jieba, chunks) if jieba is not None else None
-        figures["seconds_all"] = _timed(segment, chunks)
-        if jieba_seconds is not None:
-            figures["paired_seconds_all"] = [figures["seconds_all"], jieba_seconds]
-        figures["cores_all"] = cores
-        set_threads(config.threads)
-    return figures
-
-
-def _timed(segment: SegmentFn, chunks: list[list[str]]) -> float:
-    start = time.perf_counter()
-    for chunk in chunks:
-        segment(chunk)
-    return time.perf_counter() - start
-
-
-def _reference(config: BenchConfig, warm: list[str]) -> SegmentFn | None:
-    """jieba as the "jieba" row runs it, warmed up on `warm`, to time beside the system; None
-    when it is not installed (the report then divides by the jieba row's own chars/s)."""
-    import importlib.util
-
-    if importlib.util.find_spec("jieba") is None:
-        return None
-    segment, _ = SYSTEMS["jieba"].build("default", config, None)
-    segment(warm)
-    return segment
-
-
-def worker_main(argv: list[str]) -> int:
-    """`python -c BOOTSTRAP systems.py SPEC RESULT`: one run, its result written as JSON."""
-    spec_path, result_path = argv
-    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
-    config = BenchConfig(**{**spec["config"], "systems": [tuple(p) for p in spec["config"]["systems"]]})
-    try:
-        result = segment_run(spec["system"], spec["setting"], config, CorpusRun(**spec["corpus"]), spec["texts"])
-    except Exception as err:
-        result = {"error": f"{type(err).__name__}: {err}", "stage": "run"}
-    Path(result_path).write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
-    return 0
