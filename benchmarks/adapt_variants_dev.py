@@ -17,7 +17,9 @@ whole file with the spaces removed (raw text, no labels), the general standard r
     or left out when seen fewer than 20 times in place of adapt.COMPOUND_BELOW;
   - new strings shaped like a personal name (a surname of split_surnames' list, two more
     characters, none of them a transliteration's) kept only where the text has them >= 8 times:
-    PKU writes a name apart (李|国安) and the general standard whole.
+    PKU writes a name apart (李|国安) and the general standard whole;
+  - two parts the text uses far more often apart (train/new_strings.loose_pair_keys): the recipe
+    without that test (before this row's stop), or with new_strings.LOOSE_SHARE at 0.4 or 0.6.
 
 Dev files only; the heads are read once per file and every row re-assembles the words. The
 oracle bound is adapt_ceiling.py's; refine's variants are in the closing notes of issue 24.
@@ -50,6 +52,7 @@ EM_ROUNDS = 3
 TERM_SHORTEST, TERM_SEEN, TERM_TAU = 3, 5, 0.05
 NAME_SEEN = 8
 COMPOUND_RARER = 20
+LOOSE_SHARES = (0.4, 0.6)
 CHARS_PER_WORD = 1.6  # the domain text's words, for tau's scale (about 1.6 characters a word)
 _NAMES = next(rule for rule in TABLE if rule.name == "split_surnames").params
 
@@ -81,11 +84,7 @@ def with_terms(table: WordTable, shipped: WordTable, lines: list[str]) -> WordTa
 
 def without_rare_names(shipped: WordTable, lines: list[str]) -> WordTable:
     """The recipe, with new name-shaped strings of 3 characters seen < NAME_SEEN times left out."""
-    text = "\n".join(lines)
-    domain = WordTable.from_texts(lines, max_n=shipped.max_n, min_count=1)
-    min_count = adapt.auto_min_count(int(domain.info["chars"]))
-    kept = new_strings.without_phrases_and_fragments(shipped, domain.pruned(min_count), text,
-                                               compounds_below=adapt.COMPOUND_BELOW)
+    text, kept, min_count = recipe_strings(shipped, lines)
     drop = {}
     for n, hashes, at in new_strings.new_string_occurrences(shipped, kept, text):
         if n == 3:
@@ -107,8 +106,25 @@ def with_compounds(shipped: WordTable, lines: list[str], below: int, added_parts
     kept = new_strings.without_phrases_and_fragments(shipped, candidates, text)
     occurrences = list(new_strings.new_string_occurrences(shipped, candidates, text))
     found = new_strings.compound_keys(shipped, text, occurrences, below, domain=kept if added_parts else None)
-    kept = new_strings.without_keys(kept, [found])
+    loose = new_strings.loose_pair_keys(candidates, text, occurrences)
+    kept = new_strings.without_keys(kept, [found, loose])
     return shipped.combined_with(kept, min_count)
+
+
+def with_loose_share(shipped: WordTable, lines: list[str], share: float | None) -> WordTable:
+    """The recipe with the loose-pair test at `share` (None: without it)."""
+    _, kept, min_count = recipe_strings(shipped, lines, share)
+    return shipped.combined_with(kept, min_count)
+
+
+def recipe_strings(shipped: WordTable, lines: list[str], loose_share: float | None = new_strings.LOOSE_SHARE):
+    """(the text, the new strings the recipe keeps, its min count), as adapt.adapted_table has them."""
+    text = "\n".join(lines)
+    domain = WordTable.from_texts(lines, max_n=shipped.max_n, min_count=1)
+    min_count = adapt.auto_min_count(int(domain.info["chars"]))
+    kept = new_strings.without_phrases_and_fragments(shipped, domain.pruned(min_count), text,
+                                                     compounds_below=adapt.COMPOUND_BELOW, loose_share=loose_share)
+    return text, kept, min_count
 
 
 def variants(shipped: WordTable, lines: list[str]):
@@ -125,6 +141,9 @@ def variants(shipped: WordTable, lines: list[str]):
     yield ("rare compounds: parts judged by the shipped table alone (before stop 52)",
            with_compounds(shipped, lines, adapt.COMPOUND_BELOW, added_parts=False))
     yield f"rare compounds: seen < {COMPOUND_RARER} times", with_compounds(shipped, lines, COMPOUND_RARER)
+    yield "without the loose-pair test (before stop 53)", with_loose_share(shipped, lines, None)
+    for share in LOOSE_SHARES:
+        yield f"loose pairs: parts seen > 1/{share} times as often", with_loose_share(shipped, lines, share)
 
 
 def main() -> None:

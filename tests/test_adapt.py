@@ -10,6 +10,7 @@ import pytest
 from conftest import TINY_CHARS, run_cli
 from segmenter import Segmenter
 from segmenter.train.adapt import COMPOUND_BELOW, adapt, adapted_table, card_note
+from segmenter.train.new_strings import LOOSE_SHARE
 from segmenter.train.unigram import fit_unigram
 from segmenter.model import embedded_model_path
 from segmenter.wordstats import WordTable
@@ -154,6 +155,23 @@ def test_a_rare_compound_of_a_new_string_and_a_known_one_is_not_added():
     assert np.isnan(table.autonomy("极阴祖师")[0, 3]) and np.isfinite(table.autonomy(TERM)[0, 3])
     often = domain + [noise() + "极阴祖师" + noise() + "。"]  # seen COMPOUND_BELOW times: a term, added
     assert np.isfinite(adapted_table(shipped, often, min_count=2)[0].autonomy("极阴祖师")[0, 3])
+
+
+def test_two_parts_the_text_uses_far_more_often_apart_are_not_added():
+    """鬯爨麷 stands for 让韩立: 鬯 (让) a word and 爨麷 (韩立) the text's own name, each of which the
+    text has more than 1 / LOOSE_SHARE times as often without the other: a phrase of the two, left
+    out, while 爨麷 is added. Where 鬯 occurs only before 爨麷, the three are a unit of the text's and
+    are added."""
+    rng = random.Random(5)
+    noise = lambda: "".join(rng.choices(HAN, k=4))  # noqa: E731
+    shipped = WordTable.from_texts([noise() + "。" for _ in range(100)], min_count=1)
+    together = [noise() + "鬯爨麷" + noise() + "。" for _ in range(6)]
+    name = [noise() + "爨麷" + noise() + "。" for _ in range(20)]
+    word = [noise() + "鬯" + noise() + "。" for _ in range(int(len(together) / LOOSE_SHARE))]
+    table, *_ = adapted_table(shipped, together + name + word, min_count=2)
+    assert np.isfinite(table.autonomy("爨麷")[0, 1]) and np.isnan(table.autonomy("鬯爨麷")[0, 2])
+    unit = adapted_table(shipped, together + name, min_count=2)[0]  # 鬯 only ever before 爨麷
+    assert np.isfinite(unit.autonomy("鬯爨麷")[0, 2])
 
 
 def test_text_without_han_characters_is_refused_and_leaves_nothing(tmp_path):

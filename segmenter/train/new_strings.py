@@ -2,8 +2,9 @@
 
 A string the model's table lacks that recurs in the user's text is often no word: a phrase of a
 known string and a common single-character word (药疹的), the piece of a longer string that one
-character always accompanies (江苏苏宁易 of 江苏苏宁易购), or a rarer compound of two strings the
-model or the text knows as words (出栏肉猪; 极阴祖师, a name the text taught and a title). The
+character always accompanies (江苏苏宁易 of 江苏苏宁易购), a rarer compound of two strings the
+model or the text knows as words (出栏肉猪; 极阴祖师, a name the text taught and a title), or two
+parts that the text uses far more often apart than together (让|韩立, 玄骨|的). The
 tests here find them by their occurrences in the text; train/adapt.py says how each was chosen
 on dev, train/rare_strings.py uses the same tests on the shipped text's rare rows.
 most_frequent_new lists what was added, for adapt's report and model card.
@@ -25,20 +26,32 @@ from ..wordstats import WordTable
 # is a fragment and is not added. Dev, six files adapted to their own text: 0.7 to 0.9 within
 # 0.0002 of each other on the mean; 0.8 the best.
 FRAGMENT_SHARE = 0.8
+# A new string of 3+ characters that splits into two parts each seen at least 1 / LOOSE_SHARE times
+# as often in the text as the string itself is a phrase of the two (loose_pair_keys): the parts
+# occur more often without each other than together (让|韩立: 11 times together, 韩立 185 times).
+# Dev, six files adapted to their own text (benchmarks/results/adapt_variants_dev.md): 0.5 gained
+# novel_dev +0.0017 and moved the others by 0.0002 at most (mean +0.0043 -> +0.0046); 0.4 +0.0044;
+# 0.6 +0.0048 (novel_dev +0.0017 more, weibo_dev -0.0003); 1.0 (each part seen once apart) +0.0037,
+# weibo_dev -0.0016 and derm_dev -0.0033 against 0.5. "More often apart than together": 0.5.
+LOOSE_SHARE = 0.5
 
 
 def without_phrases_and_fragments(shipped: WordTable, candidates: WordTable, text: str,
-                                  compounds_below: int | None = None) -> WordTable:
+                                  compounds_below: int | None = None, loose_share: float | None = None) -> WordTable:
     """`candidates` (strings counted on `text`, its lines joined by newlines) less the strings the
     shipped table lacks that read as a phrase (phrase_keys) or a fragment (fragment_keys) there,
-    and, with `compounds_below`, the rarer compounds of two known strings (compound_keys).
+    with `compounds_below`, the rarer compounds of two known strings (compound_keys), and with
+    `loose_share`, the strings of two parts the text uses far more often apart (loose_pair_keys).
     `segmenter adapt` tests a user's new strings so; train/rare_strings.py the shipped text's rare
-    ones (without the compound test: the shipped text's rare rows are its own words)."""
+    ones (without the last two tests: the shipped text's rare rows are its own words)."""
     occurrences = list(new_string_occurrences(shipped, candidates, text))  # one pass over the text serves all
     kept = without_keys(candidates, [phrase_keys(shipped, text, occurrences), fragment_keys(text, occurrences)])
-    if compounds_below is None:
-        return kept
-    return without_keys(kept, [compound_keys(shipped, text, occurrences, compounds_below, domain=kept)])
+    found = []
+    if compounds_below is not None:
+        found.append(compound_keys(shipped, text, occurrences, compounds_below, domain=kept))
+    if loose_share is not None:
+        found.append(loose_pair_keys(candidates, text, occurrences, loose_share))
+    return without_keys(kept, found) if found else kept
 
 
 def without_keys(table: WordTable, found: list[dict[int, np.ndarray]]) -> WordTable:
@@ -126,6 +139,30 @@ def compound_keys(shipped: WordTable, text: str, occurrences: list, below: int,
         for left in range(2, n - 1):  # the split after `left` characters: both sides 2+
             compound |= word(start, left) & word(start + left, n - left)
         found[n] = keys[compound]
+    return found
+
+
+def loose_pair_keys(domain: WordTable, text: str, occurrences: list,
+                    share: float = LOOSE_SHARE) -> dict[int, np.ndarray]:
+    """The hashes, by length, of domain strings of 3+ characters the shipped table lacks (their
+    `occurrences` in `text`: new_string_occurrences) that split into two parts, at some junction,
+    each of which `domain` (the counts of `text`'s strings) has more than 1 / `share` times as
+    often as the whole: the text uses the two apart far more often than together, as join_cohesive
+    keeps 经济|发展 apart (让|韩立: 11 times, 让 and 韩立 hundreds; 玄骨|的). A part of a string the
+    text holds min_count times is held as often at least, so `domain` may be the pruned candidates.
+    Judged at one occurrence each."""
+    found = {}
+    for n, hashes, at in occurrences:
+        if n < 3:
+            continue
+        keys, first = np.unique(hashes, return_index=True)
+        start, ones = at[first], np.ones(len(first), dtype=np.int64)
+        whole = domain.counts_at(text, start, ones * n)
+        loose = np.zeros(len(start), dtype=bool)
+        for left in range(1, n):  # the junction after `left` characters
+            loose |= ((whole < share * domain.counts_at(text, start, ones * left))
+                      & (whole < share * domain.counts_at(text, start + left, ones * (n - left))))
+        found[n] = keys[loose]
     return found
 
 
