@@ -37,7 +37,8 @@ def _load_word_table(decode: str, folder: Path, profile: HeadProfile):
         return None
     if decode != "words":
         raise ValueError(f"decode must be 'threshold' or 'words', got {decode!r}")
-    from .wordstats import TABLE_FILE, WordTable, table_path
+    from .wordstats import WordTable
+    from .wordstats_files import TABLE_FILE, table_path
 
     path = table_path(folder, profile.runtime)
     if path is None:
@@ -166,7 +167,7 @@ class Segmenter(JiebaCalls):
         its forced splits (suggest_freq(("中", "将"), True)) in user_splits.json, which jieba's
         format cannot say; loading the folder (Segmenter(folder)) loads both. Without user
         words, neither file is written (an old one is removed)."""
-        from .wordstats import standalone_table
+        from .wordstats_files import standalone_table
 
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,8 @@ integers, which overflows int64 past four characters (V ~ 7,000); this table (co
 ngram_counting.py) keys every n-gram by a 64-bit polynomial hash of its code points
 (hashindex.hash_step; collisions: ~1e-8 for a million keys), so n is not capped.
 
-`WordTable` is what ships beside a model (`ngrams.npz`, 26 MiB for the default's): for each length n, the
+`WordTable` is what ships beside a model (`ngrams.npz`, 26 MiB for the default's; the file and
+where a folder keeps it: wordstats_files.py): for each length n, the
 sorted hashes of the n-grams seen at least `min_count` times and their autonomy (float16);
 and their counts (uint32: the decoder's cohesive pairs read them, word_joins.join_cohesive);
 optionally a unigram word model over the same strings (float16 log p(w), fitted by EM on the
@@ -25,7 +26,6 @@ model gives them its `unseen` log-probability.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Iterable
 
@@ -34,41 +34,12 @@ import numpy as np
 from .hashindex import HASH_MASK, MULTIPLIER_INT, KeyIndex, find_keys, hash_step
 from .ngram_counting import count_ngrams
 from .text import code_points
+from .wordstats_files import read_table, write_table
 
-TABLE_FILE = "ngrams.npz"
-# A model folder may read another folder's table instead of holding a copy: its head profile's
-# runtime entry {"word_table": "../default"} (a path relative to the folder). The shipped
-# `accurate` model reads the default's, so the package holds one copy of the 26 MiB table.
-TABLE_REFERENCE = "word_table"
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 INDEX_QUERIES = 512  # a lookup of this many queries or more goes through the length's KeyIndex (hashindex.py)
 INDEXED_QUERIES = 16  # ... and of this many, once the indexes are built (a binary search: ~20 cache misses a query)
 FEW_QUERIES = 32  # _values_at of this many strings or fewer hashes them in Python (crossover ~40 here)
-
-
-def table_path(folder: Path, runtime: dict) -> Path | None:
-    """The word table a model folder uses: its own ngrams.npz, else the one its profile's
-    runtime entry points to; None when it has neither."""
-    if (folder / TABLE_FILE).is_file():
-        return folder / TABLE_FILE
-    reference = runtime.get(TABLE_REFERENCE)
-    if reference is None:
-        return None
-    path = (folder / reference).resolve()
-    path = path / TABLE_FILE if path.is_dir() else path
-    if not path.is_file():
-        raise ValueError(f"{folder}: its head profile reads the word table {reference!r}, but {path} does not exist")
-    return path
-
-
-def standalone_table(folder: Path, runtime: dict, out: Path) -> dict:
-    """Copy the word table that `folder` reads from another folder into `out` (a folder saved
-    from it stands alone); returns the runtime entry without the reference."""
-    table = table_path(folder, runtime)
-    if table is None or table.parent.resolve() == folder.resolve():
-        return runtime
-    shutil.copy2(table, out / TABLE_FILE)
-    return {key: value for key, value in runtime.items() if key != TABLE_REFERENCE}
 
 
 class WordTable:
@@ -115,60 +86,13 @@ class WordTable:
 
     def save(self, folder_or_file: str | Path, with_counts: bool = True) -> Path:
         """Write `ngrams.npz` (into a folder) or the file named; with_counts=False leaves the counts out
-        (a table without them decodes the same, but joins no cohesive pairs)."""
-        path = Path(folder_or_file)
-        if path.is_dir():
-            path = path / TABLE_FILE
-        arrays = {"info": np.array([self.info.get("chars", 0), self.info.get("min_count", 0)], dtype=np.int64)}
-        for n, (keys, autonomy, counts) in self.tables.items():
-            arrays.update({f"keys{n}": keys, f"autonomy{n}": autonomy})
-            if with_counts:
-                arrays[f"counts{n}"] = counts
-            if self.unigram is not None:
-                arrays[f"logp{n}"] = self.unigram["logp"][n]
-        if self.unigram is not None:
-            arrays["unigram"] = np.array([self.unigram[k] for k in ("unseen", "words", "chars")], dtype=np.float64)
-        from .files import save_npz
-
-        with open(path, "wb") as handle:  # np.savez would add ".npz" to a name without it
-            save_npz(handle, arrays)  # hashes do not compress: plain npz loads faster; aligned maps
-        return path
+        (a table without them decodes the same, but joins no cohesive pairs). wordstats_files.py."""
+        return write_table(folder_or_file, self.tables, self.info, self.unigram, with_counts)
 
     @classmethod
     def load(cls, folder_or_file: str | Path) -> "WordTable":
-        import zipfile
-
-        from .files import mapped_npz
-        from .integrity import verify_file
-
-        path = Path(folder_or_file)
-        if path.is_dir():
-            path = path / TABLE_FILE
-        verify_file(path)  # against its folder's checksums.json, when it has one (integrity.py)
-        try:
-            data = mapped_npz(path)  # shared pages, not a copy per process
-            ns = sorted(int(k[4:]) for k in data if k.startswith("keys"))
-            tables = {}
-            for n in ns:  # a table saved without counts: every kept n-gram counts 0 (joins read none)
-                counts = data[f"counts{n}"] if f"counts{n}" in data else None
-                # searchsorted copies an unaligned array whole on every call (0.4 ms for 500 k keys,
-                # most of a small batch's lookups): a member np.savez wrote at an odd offset is
-                # copied once here (save writes aligned ones: files.save_npz).
-                keys = np.require(data[f"keys{n}"], requirements="A")
-                tables[n] = (keys, data[f"autonomy{n}"],
-                             counts if counts is not None else np.zeros(len(keys), np.uint32))
-            chars, min_count = (int(v) for v in data["info"])
-            unigram = None
-            if "unigram" in data:  # a table written before the unigram model has none
-                unseen, words, fitted_chars = (float(v) for v in data["unigram"])
-                unigram = {"logp": {n: data[f"logp{n}"] for n in ns}, "unseen": unseen, "words": words,
-                           "chars": fitted_chars}
-            if any(len(tables[n][1]) != len(tables[n][0]) or len(tables[n][2]) != len(tables[n][0]) for n in ns):
-                raise ValueError("its columns differ in length")
-        except (OSError, KeyError, ValueError, EOFError, TypeError, zipfile.BadZipFile) as err:
-            raise ValueError(f"word table {path} is unreadable, truncated or corrupt ({type(err).__name__}: {err}); "
-                             "re-copy the model folder, or rebuild it with `segmenter ngrams`") from None
-        return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max(ns) if ns else 0}, unigram)
+        """The table a save wrote (checked against its folder's checksums.json, when it has one)."""
+        return cls(*read_table(folder_or_file))
 
     def __len__(self) -> int:
         return sum(len(t[0]) for t in self.tables.values())

@@ -73,7 +73,8 @@ from ..integrity import write_manifest
 from ..model import check_folder, embedded_model_path, read_profile, resolve_model_folder
 from ..profile import PROFILE_FILE
 from ..text import HAN_RE
-from ..wordstats import TABLE_FILE, TABLE_REFERENCE, WordTable, table_path
+from ..wordstats import WordTable
+from ..wordstats_files import TABLE_FILE, TABLE_REFERENCE, table_path
 from .model_card import append_card_section
 from .new_strings import FRAGMENT_SHARE, LOOSE_SHARE, most_frequent_new, without_phrases_and_fragments
 from .refine import RefineConfig, check_refinable, refine as refine_head  # torch: imported inside refine_head only

@@ -29,7 +29,7 @@ from ..integrity import write_manifest
 from ..levels import DEFAULT_STANDARD, STANDARDS, Rules, Standard
 from ..profile import PROFILE_FILE
 from ..rules import TABLE
-from ..wordstats import standalone_table
+from ..wordstats_files import standalone_table
 from .calibrate_words import learn_corrections
 from .model_card import append_card_section
 

@@ -17,7 +17,7 @@ from ..integrity import write_manifest
 from ..onnx_engine import ONNX_FILE, export_onnx, exported_kind
 from ..onnx_static import CALIBRATION_LINES
 from ..profile import PROFILE_FILE
-from ..wordstats import standalone_table
+from ..wordstats_files import standalone_table
 from .model_card import append_card_section
 
 
