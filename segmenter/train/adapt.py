@@ -161,7 +161,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
                   "but for those that are a known string and a common single-character word "
                   f"and those that one character accompanies in >= {FRAGMENT_SHARE} of their occurrences, "
                   f"and those of 4+ characters that are two known or added strings, seen < {COMPOUND_BELOW} times, "
-                  f"and those of 3+ characters whose two parts each occur > 1/{LOOSE_SHARE} times as often",
+                  f"and those of 3+ characters whose two parts each occur more than {1 / LOOSE_SHARE:g} times as often",
         "seconds": round(seconds, 1), "command": command, "refine": refine and not skipped,
     }
     if skipped:

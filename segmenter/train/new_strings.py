@@ -26,7 +26,7 @@ from ..wordstats import WordTable
 # is a fragment and is not added. Dev, six files adapted to their own text: 0.7 to 0.9 within
 # 0.0002 of each other on the mean; 0.8 the best.
 FRAGMENT_SHARE = 0.8
-# A new string of 3+ characters that splits into two parts each seen at least 1 / LOOSE_SHARE times
+# A new string of 3+ characters that splits into two parts each seen more than 1 / LOOSE_SHARE times
 # as often in the text as the string itself is a phrase of the two (loose_pair_keys): the parts
 # occur more often without each other than together (让|韩立: 11 times together, 韩立 185 times).
 # Dev, six files adapted to their own text (benchmarks/results/adapt_variants_dev.md): 0.5 gained
