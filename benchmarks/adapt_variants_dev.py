@@ -99,10 +99,7 @@ def without_rare_names(shipped: WordTable, lines: list[str]) -> WordTable:
 def with_compounds(shipped: WordTable, lines: list[str], below: int, added_parts: bool = True) -> WordTable:
     """The recipe with rare compounds seen < `below` times left out, their parts judged by the
     shipped table and (added_parts) the strings the text adds, or by the shipped table alone."""
-    text = "\n".join(lines)
-    domain = WordTable.from_texts(lines, max_n=shipped.max_n, min_count=1)
-    min_count = adapt.auto_min_count(int(domain.info["chars"]))
-    candidates = domain.pruned(min_count)
+    text, candidates, min_count = counted(shipped, lines)
     kept = new_strings.without_phrases_and_fragments(shipped, candidates, text)
     occurrences = list(new_strings.new_string_occurrences(shipped, candidates, text))
     found = new_strings.compound_keys(shipped, text, occurrences, below, domain=kept if added_parts else None)
@@ -119,12 +116,18 @@ def with_loose_share(shipped: WordTable, lines: list[str], share: float | None) 
 
 def recipe_strings(shipped: WordTable, lines: list[str], loose_share: float | None = new_strings.LOOSE_SHARE):
     """(the text, the new strings the recipe keeps, its min count), as adapt.adapted_table has them."""
+    text, candidates, min_count = counted(shipped, lines)
+    kept = new_strings.without_phrases_and_fragments(shipped, candidates, text,
+                                                     compounds_below=adapt.COMPOUND_BELOW, loose_share=loose_share)
+    return text, kept, min_count
+
+
+def counted(shipped: WordTable, lines: list[str]):
+    """(the text, its strings seen at least the min count adapt takes for its size, that count)."""
     text = "\n".join(lines)
     domain = WordTable.from_texts(lines, max_n=shipped.max_n, min_count=1)
     min_count = adapt.auto_min_count(int(domain.info["chars"]))
-    kept = new_strings.without_phrases_and_fragments(shipped, domain.pruned(min_count), text,
-                                                     compounds_below=adapt.COMPOUND_BELOW, loose_share=loose_share)
-    return text, kept, min_count
+    return text, domain.pruned(min_count), min_count
 
 
 def variants(shipped: WordTable, lines: list[str]):
@@ -143,7 +146,8 @@ def variants(shipped: WordTable, lines: list[str]):
     yield f"rare compounds: seen < {COMPOUND_RARER} times", with_compounds(shipped, lines, COMPOUND_RARER)
     yield "without the loose-pair test (before stop 53)", with_loose_share(shipped, lines, None)
     for share in LOOSE_SHARES:
-        yield f"loose pairs: parts seen > 1/{share} times as often", with_loose_share(shipped, lines, share)
+        yield (f"loose pairs at {share} (parts each seen more than {1 / share:.3g} times as often as the whole)",
+               with_loose_share(shipped, lines, share))
 
 
 def main() -> None:

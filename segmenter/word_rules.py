@@ -8,10 +8,10 @@ and thresholds, is its row of rules.TABLE, and why is in the comments there.
 from __future__ import annotations
 
 
-import numpy as np
-
 import re
 from functools import lru_cache
+
+import numpy as np
 
 from .rule_texts import Texts, among_sorted, any_of, is_among, starts_word, with_ends, without_ends, word_starts
 from .text import HAN_SPAN_RE, code_points, han_mask
