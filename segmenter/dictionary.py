@@ -167,7 +167,7 @@ class UserDictionary:
         for word in words:
             self.add(word)
 
-    def __getstate__(self):  # the lock does not pickle (parallel.py sends the dictionary to workers)
+    def __getstate__(self):  # the lock does not pickle (workers.WorkerSpec sends the dictionary to workers)
         return {"entries": dict(self.snapshot().entries)}
 
     def __setstate__(self, state) -> None:

@@ -11,8 +11,8 @@ All in float32, whatever the weights' dtype (float16, bfloat16 or float32 safete
 
 Every matmul is a stacked (B, T, ·) @ (·, ·) product: numpy runs one BLAS call per window
 of T rows, so a window's scores are bit-identical alone or in any batch (reader.py's promise).
-numpy has no erf: `erf` below is Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7, < 6e-7 in float32,
-about float32's own rounding; test_engine.py checks it against math.erf).
+The kernels (erf, GELU, LayerNorm, softmax, the scores from the logits) are numpy_ops.py's: the
+onnxruntime engine reads its scores with the same function.
 """
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ import numpy as np
 
 from .errors import ModelLoadError
 from .reader import WindowReader, batch_ids
-from .readout import ATTENTION_FLOOR, batch_slices, heads_by_layer, profile_order
+from .numpy_ops import gelu, layer_norm, scores_from_logits, softmax
+from .readout import batch_slices, heads_by_layer, profile_order
 from .vocab import CharVocab
 
 WEIGHTS_FILE = "model.safetensors"
-LOG_FLOOR = np.float32(math.log(ATTENTION_FLOOR))  # an attention weight below the floor counts as the floor
 DTYPES = {"F32": np.float32, "F16": np.float16, "BF16": np.uint16, "F64": np.float64}
 MASKED = np.finfo(np.float32).min  # added to the logits of padding keys, as torch does
 
@@ -81,90 +81,6 @@ def numpy_problem(folder: Path, config: dict) -> str | None:
         if config.get(key, expected) != expected:
             return f"its config has {key}={config.get(key)!r} (the numpy engine runs {key}={expected!r})"
     return None
-
-
-# -- the maths -------------------------------------------------------------------------------
-def erf(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Abramowitz & Stegun 7.1.26, |error| < 1.5e-7: erf(x) = 1 - poly(t) exp(-x^2) for x >= 0,
-    t = 1 / (1 + 0.3275911 x), odd in x. Written in place, op by op: a chain of temporaries
-    over a (B * T, 4H) array would spend more time in memory than in arithmetic."""
-    a = np.abs(x)
-    t = a * np.float32(0.3275911)
-    t += 1
-    np.reciprocal(t, out=t)
-    poly = t * np.float32(1.061405429)
-    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly += np.float32(coefficient)
-        poly *= t
-    np.square(a, out=a)
-    np.negative(a, out=a)
-    np.exp(a, out=a)
-    poly *= a
-    np.subtract(1, poly, out=poly)
-    return np.copysign(poly, x, out=out)
-
-
-GELU_ROWS = 256  # rows of the (B * T, 4H) activations per step: a step's temporaries stay in cache
-
-
-def gelu(x: np.ndarray) -> np.ndarray:
-    """Exact GELU, x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), in place on x, GELU_ROWS rows at a time."""
-    flat = x.reshape(-1, x.shape[-1])
-    for start in range(0, flat.shape[0], GELU_ROWS):
-        rows = flat[start : start + GELU_ROWS]
-        half = rows * np.float32(0.5)
-        rows *= np.float32(1 / math.sqrt(2))
-        erf(rows, out=rows)
-        rows += 1
-        rows *= half
-    return x
-
-
-def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
-    """Over the last axis (hidden), like torch.nn.LayerNorm."""
-    x = x - x.mean(axis=-1, keepdims=True)
-    variance = np.mean(x * x, axis=-1, keepdims=True)
-    x *= 1.0 / np.sqrt(variance + np.float32(eps))
-    x *= weight
-    x += bias
-    return x
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    """In place over the last axis."""
-    logits -= logits.max(axis=-1, keepdims=True)
-    np.exp(logits, out=logits)
-    logits /= logits.sum(axis=-1, keepdims=True)
-    return logits
-
-
-def scores_from_logits(logits: np.ndarray, lengths: np.ndarray, row_max: np.ndarray | None = None) -> np.ndarray:
-    """scores.boundary_scores from masked attention logits (B, K, T, T) -> (B, K, T - 3).
-
-    log a[i, j] = logits[i, j] - logsumexp(logits[i]); only two entries per row are read, and
-    their difference needs no logsumexp unless one of them is under the floor. logsumexp(row)
-    lies in [max(row), max(row) + log T]: a row whose smaller entry is within LOG_FLOOR + log T of
-    its max is never floored and scores to_sep - to_next (the same to ~1e-6; an exp over every
-    row was half the time around the graph); only the others get the exact logsumexp.
-    row_max: (B, K, T), each row's max, where the caller has it (onnx_engine's graphs compute it:
-    numpy's max over rows of 32-128 entries was ~70% of this function's time).
-    """
-    tokens = logits.shape[-1]
-    rows = np.arange(1, tokens - 2)  # token i = character i - 1; junctions 0 .. T - 4
-    inner = logits[:, :, 1 : tokens - 2, :]
-    to_sep = np.take_along_axis(inner, (lengths + 1)[:, None, None, None], axis=3)[..., 0]
-    to_next = logits[:, :, rows, rows + 1]
-    scores = to_sep - to_next
-    top = inner.max(axis=-1) if row_max is None else row_max[:, :, 1 : tokens - 2]
-    near = np.minimum(to_sep, to_next) - top < LOG_FLOOR + np.log(tokens)  # may be floored
-    if near.any():
-        b, k, i = np.nonzero(near)
-        row = inner[b, k, i, :]  # (rows near the floor, T)
-        peak = row.max(axis=-1)
-        log_total = np.log(np.exp(row - peak[:, None]).sum(axis=-1)) + peak
-        scores[b, k, i] = (np.maximum(to_sep[b, k, i] - log_total, LOG_FLOOR)
-                           - np.maximum(to_next[b, k, i] - log_total, LOG_FLOOR))
-    return scores
 
 
 class NumpyBert:

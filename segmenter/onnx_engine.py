@@ -8,7 +8,7 @@ rows (onnx_graph.py: edits of the exported graph that leave its arithmetic alone
 are baked into the graph and written in its metadata; a profile that reads other heads needs
 a new export.
 `OnnxReader` (onnxruntime, a required dependency) runs the graph and turns the logits into
-boundary scores exactly as the numpy engine does (engine.scores_from_logits).
+boundary scores exactly as the numpy engine does (numpy_ops.scores_from_logits).
 
 Float weights give the numpy engine's scores (to ~1e-5) and words, whatever windows share a
 batch. int8 weights (`export_onnx(int8=True)`, `segmenter export-onnx --int8`: dynamic
@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from .cores import WorkerThreads, in_worker_thread
-from .engine import scores_from_logits
 from .errors import ModelLoadError
 from .files import atomic_path
+from .numpy_ops import scores_from_logits
 from .reader import WindowReader, batch_ids
 from .readout import batch_slices
 from .vocab import CharVocab

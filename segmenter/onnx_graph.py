@@ -7,7 +7,7 @@ The graph's output is the masked attention logits of the selected heads, (B, K, 
 trace ends them with a Concat of the layers' heads and a Gather into the profile's order; with
 one layer and heads already in order (both shipped models: one head) those are two copies of
 the whole tensor, 4 MiB for 64 windows of 128 tokens, that change nothing. Reading the scores
-needs each row's max (engine.scores_from_logits); onnxruntime's ReduceMax takes ~0.07 ms for a
+needs each row's max (numpy_ops.scores_from_logits); onnxruntime's ReduceMax takes ~0.07 ms for a
 (64, 1, 64, 64) batch where numpy's max over the last axis took ~0.45 ms. Both are exact (no
 rounding): the scores, and so the words, are those of the graph without these edits.
 """

@@ -9,7 +9,7 @@ cores - 1 helper processes and cuts the others itself.
 
 How, each for a cost that would otherwise show:
   * The parent works too, taking chunks from the same counter as the helpers. A helper starts
-    in ~1 s (imports, the model: parallel.WorkerSpec.build); until it has answered a first
+    in ~1 s (imports, the model: workers.WorkerSpec.build); until it has answered a first
     no-op task, the parent cuts every chunk alone, so no call waits for a start-up, and a
     short-lived Segmenter loses nothing.
   * A helper gets its next chunk from the callback of its last one (the executor's thread), not
@@ -21,13 +21,13 @@ How, each for a cost that would otherwise show:
     standard, conventions or decoder weights (their pickled bytes), or the number of cores.
     A segmenter whose word table was replaced in place (research scripts do) has no helpers:
     they would read the folder's.
-  * 'spawn' only (parallel.py says why), hence none where a spawned process cannot start: inside
+  * 'spawn' only (workers.py says why), hence none where a spawned process cannot start: inside
     a helper or a segment_lines worker, or under a __main__ script without a __name__ guard.
   * A helper that fails to start leaves the parent working alone (a warning, the same words).
   * A helper that dies (killed, out of memory) or whose pool another call replaced loses no
     chunk: the calling thread cuts the chunks it held, and the pool is let go (a warning).
   * A parent that dies (kill -9, out of memory) takes its helpers with it: each watches it
-    (parallel.start_worker) instead of waiting on the pool's queue forever.
+    (workers.start_worker) instead of waiting on the pool's queue forever.
 
 The words do not depend on who cuts a chunk: each text is cut as it would be alone (reader.py),
 and the helpers build the parent's segmenter from its settings.
@@ -78,7 +78,7 @@ class SegmenterProcesses:
         self._pool: ProcessPoolExecutor | None = None
         self._key: tuple | None = None
         self._ready: Future | None = None  # the first no-op task: done once a helper has started
-        self._guarded: bool | None = None  # parallel.main_is_guarded(), asked once
+        self._guarded: bool | None = None  # workers.main_is_guarded(), asked once
 
     def __getstate__(self):  # a pool does not pickle; a copy starts its own
         return {}
@@ -91,7 +91,7 @@ class SegmenterProcesses:
         if cores < 2 or chars < PROCESS_CHARS or in_worker_thread() or multiprocessing.parent_process() is not None:
             return 0
         if self._guarded is None:
-            from .parallel import main_is_guarded
+            from .workers import main_is_guarded
 
             self._guarded = main_is_guarded()
         return cores - 1 if self._guarded else 0
@@ -184,7 +184,7 @@ class SegmenterProcesses:
         """(pool, its readiness: a Future), after starting a pool if none holds the segmenter as
         it is now; (None, None) when helpers cannot start (the parent works alone)."""
         from .dictionary import UserDictionary
-        from .parallel import WorkerSpec, start_worker
+        from .workers import WorkerSpec, start_worker
 
         spec = WorkerSpec.of(segmenter, num_threads=1)
         snapshot = segmenter.user_dictionary.snapshot()
@@ -226,13 +226,13 @@ class SegmenterProcesses:
 
 def _started() -> bool:
     """The first task: done once a helper has loaded the model (raises what its loading raised)."""
-    from .parallel import worker_segmenter
+    from .workers import worker_segmenter
 
     return worker_segmenter() is not None
 
 
 def _cut_chunk(texts: list[str], granularity, batch_size: int, words_only: bool) -> list:
     """In a helper: words (or tokens) of a chunk's texts, as the parent would cut them."""
-    from .parallel import worker_segmenter
+    from .workers import worker_segmenter
 
     return worker_segmenter()._batch(texts, granularity, batch_size, False, words_only)

@@ -143,7 +143,7 @@ def test_the_graph_gives_each_rows_max_and_no_copy_of_the_logits(exported, tmp_p
     import onnx
     import onnxruntime
 
-    from segmenter.engine import scores_from_logits
+    from segmenter.numpy_ops import scores_from_logits
     from segmenter.onnx_engine import export_onnx
     from segmenter.onnx_graph import LOGITS, ROW_MAX, finish_graph
     from segmenter.reader import batch_ids

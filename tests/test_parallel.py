@@ -8,7 +8,8 @@ import pytest
 from segmenter import ModelLoadError, Segmenter
 from segmenter.cores import threads_per_worker
 from segmenter.lines import join_words, read_file_lines, split_lines
-from segmenter.parallel import WorkerSpec, segment_lines
+from segmenter.parallel import segment_lines
+from segmenter.workers import WorkerSpec
 
 from conftest import run_cli
 

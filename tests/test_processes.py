@@ -85,9 +85,9 @@ def test_no_helpers_where_they_cannot_or_should_not_start(onnx_folder, monkeypat
     helpers = SegmenterProcesses()
     assert helpers.helpers_for(2, PROCESS_CHARS) == 1 and helpers.helpers_for(4, 10**6) == 3
     assert helpers.helpers_for(1, 10**6) == 0 and helpers.helpers_for(2, PROCESS_CHARS - 1) == 0
-    import segmenter.parallel as parallel
+    import segmenter.workers as workers
 
-    monkeypatch.setattr(parallel, "main_is_guarded", lambda: False)
+    monkeypatch.setattr(workers, "main_is_guarded", lambda: False)
     assert SegmenterProcesses().helpers_for(2, 10**6) == 0  # a script without a __main__ guard
     texts = big_batch(seed=11)
     for segmenter in (Segmenter(onnx_folder, num_threads=2, processes=False, **SIZES),

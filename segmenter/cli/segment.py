@@ -234,7 +234,8 @@ def run(args: argparse.Namespace) -> int:
     from ..conventions import Conventions
     from ..lines import write_pieces
     from ..model import ModelLoadError, resolve_model_folder
-    from ..parallel import WorkerSpec, auto_workers, choose_workers, segment_pieces
+    from ..parallel import auto_workers, choose_workers, segment_pieces
+    from ..workers import WorkerSpec
 
     show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
     try:

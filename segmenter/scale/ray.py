@@ -109,7 +109,7 @@ class SegmentBatch:
         kill: str | None = None,
     ):
         from ..api import Segmenter
-        from ..parallel import WorkerSpec
+        from ..workers import WorkerSpec
 
         if device == "auto":
             device = "cuda" if _assigned("GPU") > 0 else "cpu"
