@@ -38,19 +38,18 @@ from .pretrain_config import (
     previous_sitting_options,
     restore_rng,
     resume_config,
+    saved_state,
     sitting_options,
 )
+from .pretrain_meter import Meter
 from .pretrain_model import (
-    MaskedLM,
-    ReplacedTokenDetection,
     autocast,
-    bert_config,
     best_head_profile,
+    build_model,
     build_optimizer,
     build_scheduler,
     evaluate_heads,
     evaluate_mlm,
-    new_encoder,
     resolve_precision,
     to_device,
 )
@@ -80,15 +79,7 @@ class Trainer:
         self.dtype = resolve_precision(sitting.precision, self.device)
         if sitting.threads:
             torch.set_num_threads(sitting.threads)
-        checkpoint = io.latest_checkpoint(self.out)
-        if not sitting.resume and (checkpoint is not None or (self.out / io.CURVE_FILE).exists()):
-            raise ValueError(f"{self.out} already holds a pretraining run; "
-                             "pass --resume to continue it, or choose another --out")
-        saved = io.load_checkpoint_state(checkpoint) if sitting.resume else None
-        if sitting.resume and saved is None:
-            raise ValueError(f"--resume: {self.out} holds no checkpoint to resume from; start without --resume")
-        if saved is not None and PretrainConfig.from_dict({**saved["config"], "max_steps": config.max_steps}) != config:
-            raise ValueError("--resume needs the run's own config (see resume_config)")
+        checkpoint, saved = saved_state(self.out, sitting.resume, config)  # (None, None): a fresh run
         self.gold = self._read_gold()
 
         torch.manual_seed(config.seed)
@@ -98,15 +89,7 @@ class Trainer:
             raise ValueError("the corpus files changed since the run started: the data order would differ; "
                              "resume with the same files")
         self.vocab = self.corpus.vocab
-        shape = (config.layers, config.hidden, config.heads, config.intermediate, config.max_length, config.dropout)
-        self.encoder = new_encoder(bert_config(len(self.vocab), *shape, pad_id=self.vocab.pad_id))
-        if config.objective == "electra":
-            g = config.generator_hidden
-            generator_shape = (config.layers, g, config.generator_heads, 4 * g, config.max_length, config.dropout)
-            generator = new_encoder(bert_config(len(self.vocab), *generator_shape, pad_id=self.vocab.pad_id))
-            self.model = ReplacedTokenDetection(self.encoder, generator, config.rtd_weight)
-        else:
-            self.model = MaskedLM(self.encoder)
+        self.encoder, self.model = build_model(config, len(self.vocab), self.vocab.pad_id)
         if saved is not None:
             from safetensors.torch import load_file
 
@@ -335,43 +318,6 @@ class Trainer:
         profile.save(io.latest_checkpoint(self.out))
         write_card(self.out, pretrain_card({**self._card_info(), "profile_source": profile.source}))
         logger.info("head profile: %s, heads %s (%.0f s)", profile.source, profile.heads, time.time() - started)
-
-
-class Meter:
-    """Training throughput: real tokens per second of step time; losses kept on the device and
-    read once per flush (reading a GPU tensor waits for the GPU: once per LOG_EVERY steps)."""
-
-    def __init__(self):
-        self.losses: list[torch.Tensor] = []
-        self.tokens = self.padded = self.interval_tokens = 0
-        self.seconds = 0.0
-        self.start = time.time()
-
-    def add(self, loss: torch.Tensor, tokens: int, padded: int) -> None:
-        self.losses.append(loss)
-        self.tokens, self.padded, self.interval_tokens = (self.tokens + tokens, self.padded + padded,
-                                                          self.interval_tokens + tokens)
-
-    def flush(self) -> tuple[int, float, float]:
-        """-> (steps, mean loss, tokens/s) since the last flush."""
-        losses = torch.stack(self.losses).float().cpu()
-        if not torch.isfinite(losses).all():
-            raise FloatingPointError("the training loss is not finite; lower --lr, or use --precision fp32 or bf16")
-        elapsed = max(time.time() - self.start, 1e-9)
-        self.seconds += elapsed
-        steps, rate = len(losses), self.interval_tokens / elapsed
-        self.losses, self.interval_tokens = [], 0
-        self.start = time.time()
-        return steps, float(losses.mean()), rate
-
-    def restart(self) -> None:
-        self.start = time.time()
-
-    def rate(self) -> float:
-        return self.tokens / max(self.seconds, 1e-9)
-
-    def padding(self) -> float:
-        return 1 - self.tokens / max(self.padded, 1)
 
 
 def pretrain(config: PretrainConfig, sitting: Sitting) -> Path:

@@ -4,7 +4,8 @@ A run is defined by a `PretrainConfig`, saved in every checkpoint and fixed once
 started (a resumed run takes it from there; only max_steps may be raised). It is carried out
 by sittings (`Sitting`: output folder, time budget, device, evaluation cadence), none of which
 changes the trained parameters. `Progress` is where the run stands: step, tokens seen, data
-position, counters; with the RNG states it is what makes a resumed run exact.
+position, counters; with the RNG states it is what makes a resumed run exact. `saved_state`
+checks a sitting's output folder against the run it starts or resumes.
 """
 from __future__ import annotations
 
@@ -199,6 +200,22 @@ def resume_config(out: Path, given: dict) -> PretrainConfig:
         )
         saved.max_steps = given["max_steps"]
     return saved
+
+
+def saved_state(out: Path, resume: bool, config: PretrainConfig) -> tuple[Path | None, dict | None]:
+    """The checkpoint a sitting starts from and its training state: (None, None) for a fresh run.
+    A fresh run refuses a folder that holds one already; a resumed one needs its checkpoint and
+    the run's own config (resume_config), max_steps aside."""
+    checkpoint = io.latest_checkpoint(out)
+    if not resume and (checkpoint is not None or (out / io.CURVE_FILE).exists()):
+        raise ValueError(f"{out} already holds a pretraining run; "
+                         "pass --resume to continue it, or choose another --out")
+    saved = io.load_checkpoint_state(checkpoint) if resume else None
+    if resume and saved is None:
+        raise ValueError(f"--resume: {out} holds no checkpoint to resume from; start without --resume")
+    if saved is not None and PretrainConfig.from_dict({**saved["config"], "max_steps": config.max_steps}) != config:
+        raise ValueError("--resume needs the run's own config (see resume_config)")
+    return checkpoint, saved
 
 
 def capture_rng() -> dict:

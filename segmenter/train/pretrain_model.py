@@ -138,6 +138,20 @@ class ReplacedTokenDetection(nn.Module):
         return mlm_loss + self.weight * detection_loss, correct
 
 
+def build_model(config, vocab_size: int, pad_id: int) -> tuple[nn.Module, nn.Module]:
+    """A fresh model of a PretrainConfig's shape -> (encoder, training model): the BertModel that
+    is saved, and the module that trains it: MaskedLM, or with objective "electra",
+    ReplacedTokenDetection with a generator generator_hidden wide (the model's layers)."""
+    shape = (config.layers, config.hidden, config.heads, config.intermediate, config.max_length, config.dropout)
+    encoder = new_encoder(bert_config(vocab_size, *shape, pad_id=pad_id))
+    if config.objective == "electra":
+        g = config.generator_hidden
+        generator_shape = (config.layers, g, config.generator_heads, 4 * g, config.max_length, config.dropout)
+        generator = new_encoder(bert_config(vocab_size, *generator_shape, pad_id=pad_id))
+        return encoder, ReplacedTokenDetection(encoder, generator, config.rtd_weight)
+    return encoder, MaskedLM(encoder)
+
+
 def build_optimizer(model: nn.Module, lr: float, weight_decay: float, fused: bool = False) -> torch.optim.AdamW:
     """AdamW; no weight decay on biases and LayerNorm weights (the usual BERT recipe)."""
     decay, no_decay = [], []
