@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ModelLoadError
-from .reader import WindowReader, batch_ids
 from .numpy_ops import gelu, layer_norm, scores_from_logits, softmax
+from .reader import WindowReader, batch_ids
 from .readout import batch_slices, heads_by_layer, profile_order
 from .vocab import CharVocab
 

@@ -7,7 +7,6 @@ and thresholds, is its row of rules.TABLE, and why is in the comments there.
 """
 from __future__ import annotations
 
-
 import re
 from functools import lru_cache
 
