@@ -40,8 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from segmenter.bench.evaluation import length_table, score  # noqa: E402
-from segmenter.corpus import read_gold  # noqa: E402
-from segmenter.junctions import TextPlan  # noqa: E402
+from segmenter.train.corpus import read_gold  # noqa: E402
+from segmenter.text.plan import TextPlan  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpora"
 DEV = ["pku_dev", "msr_dev", "ud_gsdsimp_dev"]
@@ -51,13 +51,13 @@ CACHE = ROOT / "runs" / "ablation"
 
 def raw_sample() -> list[str]:
     """The bounded raw sample: the first lines of each raw file up to its character budget."""
-    from segmenter.ngram_counting import sample_raw_lines
+    from segmenter.train.ngram_counting import sample_raw_lines
 
     return sample_raw_lines([path for path, _ in RAW], [budget for _, budget in RAW])
 
 
 def word_table(max_n: int = 6, min_count: int = 2):
-    from segmenter.wordstats import WordTable
+    from segmenter.words.table import WordTable
 
     path = CACHE / f"words_n{max_n}_c{min_count}.npz"
     if not path.is_file():
@@ -71,7 +71,7 @@ def word_table(max_n: int = 6, min_count: int = 2):
 def unigram_table(table):
     """`table` with the unigram word model fitted on the raw sample (train/unigram.py), cached."""
     from segmenter.train.unigram import fit_unigram
-    from segmenter.wordstats import WordTable
+    from segmenter.words.table import WordTable
 
     path = CACHE / f"unigram_n{table.max_n}_c{MIN_COUNT}.npz"
     if not path.is_file():
@@ -123,8 +123,8 @@ def dev_plans(name: str, start: int, stop: int) -> list[TextPlan]:
 def words_from_cuts(plans: list[TextPlan], cuts: list[np.ndarray], conventions=None, table=None) -> list[list[str]]:
     """Words of each plan given the cut decision of each junction (runs still end words), then
     the conventions of the default level when given (conventions.py; `table` for its suffixes)."""
-    from segmenter.assembly import words_from_cuts
-    from segmenter.levels import Rules
+    from segmenter.words.assembly import words_from_cuts
+    from segmenter.standards.levels import Rules
 
     words = words_from_cuts(plans, cuts, Rules.at("default"), conventions=conventions, word_table=table)
     return [[token.word for token in tokens] for tokens in words]
@@ -160,7 +160,7 @@ MIN_COUNT = 10  # the pruning `segmenter ngrams` applies by default (a 1.8 MiB t
 def rows() -> list[tuple[str, object]]:
     """(label, cutter) per ablation row; a cutter maps a plan (scores cached) to cut decisions,
     or is the string "jieba"."""
-    from segmenter.decoding import WordDecoding, cut_junctions
+    from segmenter.words.decoding import WordDecoding, cut_junctions
     from segmenter.train.teacher import decode_words
 
     entropy, table = branching_entropy(), word_table().pruned(MIN_COUNT)
@@ -176,7 +176,7 @@ def rows() -> list[tuple[str, object]]:
         return lambda p: cut_junctions(p, p.scores[0], words_table, decoding)
 
     def with_conventions(cutter):
-        from segmenter.conventions import DEFAULT_CONVENTIONS
+        from segmenter.standards.conventions import DEFAULT_CONVENTIONS
 
         cutter.conventions, cutter.table = DEFAULT_CONVENTIONS, table
         return cutter
@@ -278,7 +278,7 @@ def grid(out: Path) -> None:
     """The dev search over the decoder's weights (sentences 0-500 of each dev file)."""
     import itertools
 
-    from segmenter.decoding import WordDecoding, cut_junctions
+    from segmenter.words.decoding import WordDecoding, cut_junctions
 
     table = word_table().pruned(MIN_COUNT)
     settings = [dict(alpha=a, bonus=0.0) for a in (0.1, 0.2, 0.35, 0.5)]

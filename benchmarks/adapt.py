@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from segmenter.train.adapt import AUTO_MIN_COUNT, auto_min_count  # noqa: E402
-from segmenter.corpus import read_gold  # noqa: E402
+from segmenter.train.corpus import read_gold  # noqa: E402
 
 GOLD = ROOT.parent / "shared" / "corpora" / "gold"
 DOMAINS = {"msr": "msr", "ud": "ud_gsdsimp", "pku": "pku"}
@@ -49,7 +49,7 @@ def write_raw(domain: str, folder: Path) -> Path:
 def _replaced(shipped, domain, min_count: int):
     """The other recipe tried: the domain's autonomy wherever it saw the string min_count times,
     the shipped one elsewhere (combined_with the other way round, then the domain's entries)."""
-    from segmenter.wordstats import WordTable
+    from segmenter.words.table import WordTable
 
     mine = domain.pruned(min_count)
     tables = {}
@@ -67,8 +67,8 @@ def _replaced(shipped, domain, min_count: int):
 def dev_stage(domains: list[str], out: Path) -> None:
     from segmenter import Segmenter
     from segmenter.bench.evaluation import score
-    from segmenter.corpus import iter_raw_lines
-    from segmenter.wordstats import WordTable
+    from segmenter.train.corpus import iter_raw_lines
+    from segmenter.words.table import WordTable
 
     counts = (2, 3, 5, 10)
     seg = Segmenter()

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from character_lists_dev import DEV, GOLD, dev_arguments  # noqa: E402
 from segmenter.api import Segmenter  # noqa: E402
 from segmenter.bench.evaluation import score  # noqa: E402
-from segmenter.corpus import read_gold  # noqa: E402
+from segmenter.train.corpus import read_gold  # noqa: E402
 from segmenter.train.adapt import adapted_table  # noqa: E402
 
 SHARE = 0.8  # the gold writes the string whole in this share of its occurrences in the text ...

@@ -40,11 +40,11 @@ sys.path.insert(0, str(ROOT))
 from adapt_ceiling import change_rows, dev_files, f1  # noqa: E402
 from character_lists_dev import DEV, dev_arguments  # noqa: E402
 from segmenter.api import Segmenter  # noqa: E402
-from segmenter.rules import TABLE  # noqa: E402
+from segmenter.standards.rules import TABLE  # noqa: E402
 from segmenter.train import adapt, new_strings  # noqa: E402
 from segmenter.train.unigram import fit_unigram  # noqa: E402
-from segmenter.hashindex import find_keys  # noqa: E402
-from segmenter.wordstats import WordTable  # noqa: E402
+from segmenter.words.hashindex import find_keys  # noqa: E402
+from segmenter.words.table import WordTable  # noqa: E402
 
 MIN_COUNTS = (2, 3, 5, 8)
 PRIOR_WEIGHTS = (1, 16, 256)  # tau: the prior's pseudo-words per word of the domain text

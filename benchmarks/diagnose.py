@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from segmenter.bench.evaluation import LENGTH_BINS, length_table, score, word_spans  # noqa: E402
-from segmenter.corpus import read_gold  # noqa: E402
+from segmenter.train.corpus import read_gold  # noqa: E402
 
 SYSTEMS = ("segmenter", "segmenter:words", "jieba")
 

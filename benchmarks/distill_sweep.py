@@ -108,7 +108,7 @@ def main() -> None:
 
     import torch
 
-    from segmenter.corpus import read_gold
+    from segmenter.train.corpus import read_gold
 
     torch.set_num_threads(args.threads)
     gold = {Path(p).stem: read_gold(p, args.sentences) for p in args.dev}

@@ -102,7 +102,7 @@ def onnx_segmenter(model: str | None, providers: list, batch_size: int):
     """Segmenter(engine="onnx") whose reader is rebuilt on `providers` (onnx_engine.OnnxReader); the
     providers the session really got are checked: onnxruntime falls back to the CPU with a warning."""
     from segmenter.api import Segmenter
-    from segmenter.onnx_engine import OnnxReader
+    from segmenter.model.onnx_engine import OnnxReader
 
     seg = Segmenter(model, engine="onnx", num_threads=1, batch_size=batch_size)
     old = seg.reader
@@ -219,7 +219,7 @@ def cpu_reference(model: str | None, engine: str, texts: list[str]):
 
 
 def run(args) -> dict:
-    from segmenter.onnx_engine import exported_kind
+    from segmenter.model.onnx_engine import exported_kind
 
     texts = read_texts(Path(args.input), args.sentences, args.raw)
     if not texts:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from segmenter.corpus import read_gold
+from segmenter.train.corpus import read_gold
 from segmenter.train.head_measures import gold_junctions, head_table, word_f1
-from segmenter.model import load_encoder, read_profile, resolve_model_folder
+from segmenter.model.folders import load_encoder, read_profile, resolve_model_folder
 
 
 def main() -> None:

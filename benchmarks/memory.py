@@ -74,8 +74,8 @@ def random_model(folder: Path, lines: list[str]) -> Path:
     import torch
     from transformers import BertConfig, BertModel
 
-    from segmenter.profile import HeadProfile
-    from segmenter.vocab import CharVocab
+    from segmenter.model.profile import HeadProfile
+    from segmenter.text.vocab import CharVocab
 
     torch.manual_seed(0)
     vocab = CharVocab.build(Counter("".join(lines)), max_size=4000)
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args(argv)
 
-    from segmenter.model import embedded_model_path
+    from segmenter.model.folders import embedded_model_path
 
     lines = corpus_lines(args.corpus)
     source = str(args.corpus) if args.corpus and args.corpus.is_file() else "synthetic sentences"

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from segmenter.api import Segmenter  # noqa: E402
 from segmenter.bench.evaluation import score  # noqa: E402
-from segmenter.corpus import read_gold  # noqa: E402
+from segmenter.train.corpus import read_gold  # noqa: E402
 
 GOLD = ROOT.parent / "shared" / "corpora" / "gold"
 DEV = ("pku_dev", "msr_dev", "ud_gsdsimp_dev")

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 from character_lists_dev import DEV, HELD_OUT, dev_arguments, scorer  # noqa: E402
 
 from segmenter.api import Segmenter  # noqa: E402
-from segmenter.decoding import WordDecoding  # noqa: E402
-from segmenter.levels import STANDARDS  # noqa: E402
+from segmenter.words.decoding import WordDecoding  # noqa: E402
+from segmenter.standards.levels import STANDARDS  # noqa: E402
 
 # (join2_logp, join2_logp_below); None: the 1+1 join by the model off. The first is the shipped setting.
 GRID = ((WordDecoding.join2_logp, WordDecoding.join2_logp_below), (None, None), (4.0, 5.0), (4.5, 5.0), (5.5, 5.0),

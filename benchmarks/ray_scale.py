@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO.parent / "shared" / "corpora" / "gold"
 sys.path.insert(0, str(REPO))
 
-from segmenter.lines import split_lines  # noqa: E402
+from segmenter.run.lines import split_lines  # noqa: E402
 
 
 def dev_lines() -> list[list[str]]:

@@ -36,8 +36,8 @@ def export_models(model: str | None, workdir: Path) -> None:
     """workdir/model: a copy of the model folder with its model.onnx (fp32); workdir/model-int8:
     the same with int8 weights. Both made by segmenter.onnx_engine.export_onnx (needs torch)."""
     from segmenter.api import Segmenter
-    from segmenter.integrity import update_manifest
-    from segmenter.onnx_engine import ONNX_FILE, export_onnx
+    from segmenter.model.integrity import update_manifest
+    from segmenter.model.onnx_engine import ONNX_FILE, export_onnx
 
     seg = Segmenter(model, engine="torch")
     for name, int8 in (("model", False), ("model-int8", True)):
@@ -80,7 +80,7 @@ def main() -> int:
     parser.add_argument("--markdown", default=None, help="write the table here too")
     parser.add_argument("--child", nargs=1, metavar="RUNTIME", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    from segmenter.corpus import read_gold
+    from segmenter.train.corpus import read_gold
 
     gold = read_gold(args.gold, args.sentences)
     texts = ["".join(words) for words in gold]

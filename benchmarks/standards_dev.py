@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from segmenter.api import Segmenter  # noqa: E402
 from segmenter.bench.evaluation import score  # noqa: E402
-from segmenter.corpus import read_gold  # noqa: E402
-from segmenter.levels import JOIN3_LOGP, STANDARDS, Standard  # noqa: E402
+from segmenter.train.corpus import read_gold  # noqa: E402
+from segmenter.standards.levels import JOIN3_LOGP, STANDARDS, Standard  # noqa: E402
 
 GOLD = ROOT.parent / "shared" / "corpora" / "gold"
 CALIBRATE = 100  # sentences that calibrate, in the calibrate table

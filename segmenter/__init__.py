@@ -19,13 +19,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator
 
 from .arguments import check_positive_int
-from .conventions import Conventions
 from .errors import ModelLoadError
-from .profile import HeadProfile
+from .model.profile import HeadProfile
+from .standards.conventions import Conventions
 
 if TYPE_CHECKING:
     from .api import Segmenter
-    from .assembly import Token
+    from .words.assembly import Token
 
 __version__ = "0.1.0"
 __all__ = [

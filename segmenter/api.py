@@ -17,19 +17,35 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .arguments import check_engine, check_positive_int, check_text, check_texts, check_window, resolve_device
-from .assembly import Token, assemble
-from .conventions import DEFAULT_CONVENTIONS, Conventions
-from .decoding import WordDecoding
-from .dictionary import UserDictionary
+from .arguments import (
+    check_engine,
+    check_positive_int,
+    check_text,
+    check_texts,
+    check_window,
+    resolve_device,
+)
 from .jieba_calls import JiebaCalls
-from .junctions import TextPlan, score_texts as _score_texts
-from .levels import Level, Standard, standard_named
-from .model import SHIPPED_MODELS, ModelLoadError, load_reader, read_profile, resolve_model_folder
-from .search_modes import nest
-from .processes import SegmenterProcesses
-from .profile import PROFILE_FILE, HeadProfile, granularity_value
-from .windows import OVERLAP as DEFAULT_OVERLAP, WINDOW as DEFAULT_WINDOW, clamp_window
+from .model.folders import (
+    SHIPPED_MODELS,
+    ModelLoadError,
+    load_reader,
+    read_profile,
+    resolve_model_folder,
+)
+from .model.profile import PROFILE_FILE, HeadProfile, granularity_value
+from .run.processes import SegmenterProcesses
+from .standards.conventions import DEFAULT_CONVENTIONS, Conventions
+from .standards.levels import Level, Standard, standard_named
+from .text.plan import TextPlan
+from .text.plan import score_texts as _score_texts
+from .text.windows import OVERLAP as DEFAULT_OVERLAP
+from .text.windows import WINDOW as DEFAULT_WINDOW
+from .text.windows import clamp_window
+from .words.assembly import Token, assemble
+from .words.decoding import WordDecoding
+from .words.dictionary import UserDictionary
+from .words.search_modes import nest
 
 
 def _load_word_table(decode: str, folder: Path, profile: HeadProfile):
@@ -37,8 +53,8 @@ def _load_word_table(decode: str, folder: Path, profile: HeadProfile):
         return None
     if decode != "words":
         raise ValueError(f"decode must be 'threshold' or 'words', got {decode!r}")
-    from .wordstats import WordTable
-    from .wordstats_files import TABLE_FILE, table_path
+    from .words.table import WordTable
+    from .words.table_files import TABLE_FILE, table_path
 
     path = table_path(folder, profile.runtime)
     if path is None:
@@ -167,7 +183,7 @@ class Segmenter(JiebaCalls):
         its forced splits (suggest_freq(("中", "将"), True)) in user_splits.json, which jieba's
         format cannot say; loading the folder (Segmenter(folder)) loads both. Without user
         words, neither file is written (an old one is removed)."""
-        from .wordstats_files import standalone_table
+        from .words.table_files import standalone_table
 
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
@@ -179,7 +195,7 @@ class Segmenter(JiebaCalls):
             profile = replace(profile, runtime=standalone_table(self.folder, profile.runtime, out))
         profile.save(out)
         self.user_dictionary.save_folder(out)
-        from .integrity import write_manifest
+        from .model.integrity import write_manifest
 
         write_manifest(out)  # checksums.json, checked on load (integrity.py)
         return out
@@ -240,8 +256,8 @@ class Segmenter(JiebaCalls):
         texts = check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
         level = self.granularity if granularity is None else granularity
-        from .cores import in_worker_thread, text_chunks
-        from .processes import chunk_chars
+        from .run.cores import in_worker_thread, text_chunks
+        from .run.processes import chunk_chars
 
         workers = getattr(self.reader, "workers", None)  # onnx_engine.OnnxReader on more than one core
         lengths = [len(t) for t in texts]
@@ -272,7 +288,7 @@ class Segmenter(JiebaCalls):
         else:
             found_in_chunks = workers.map(chunk_tokens, chunks)
         tokens: list = [None] * len(texts)
-        from .reader import progress_enabled
+        from .model.reader import progress_enabled
 
         progress = None
         if progress_enabled(show_progress):
@@ -310,14 +326,14 @@ class Segmenter(JiebaCalls):
         """Words of each line, streamed in input order; workers > 1: that many processes (parallel.py);
         "auto" (default): one per core for an input of parallel.AUTO_CHARS characters or more
         (in a script, under `if __name__ == "__main__":` only), else this process; 1: this process."""
-        from .parallel import segment_lines
+        from .run.parallel import segment_lines
 
         return segment_lines(lines, segmenter=self, workers=workers, **options)
 
     def segment_files(self, paths, *, workers: int | str = "auto", errors: str = "strict",
                       **options) -> Iterator[tuple[str, list[str]]]:
         """(path, words) for each line of each UTF-8 file, streamed in order (see segment_lines)."""
-        from .parallel import segment_files
+        from .run.parallel import segment_files
 
         return segment_files(paths, segmenter=self, workers=workers, errors=errors, **options)
 

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from .windows import OVERLAP as DEFAULT_OVERLAP
+from .text.windows import OVERLAP as DEFAULT_OVERLAP
 
 ENGINES = ("auto", "numpy", "torch", "onnx")
 _DEVICE = re.compile(r"(cpu|cuda|mps)(:\d+)?")

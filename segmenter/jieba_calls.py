@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from .arguments import check_flag, check_text
-from .assembly import Token
-from .profile import GRANULARITY_NAMES, granularity_value
-from .search_modes import full_mode_tokens, search_tokens
+from .model.profile import GRANULARITY_NAMES, granularity_value
+from .words.assembly import Token
+from .words.search_modes import full_mode_tokens, search_tokens
 
 
 class JiebaCalls:

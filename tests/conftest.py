@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from segmenter.profile import HeadProfile
-from segmenter.vocab import SPECIAL_TOKENS, CharVocab
+from segmenter.model.profile import HeadProfile
+from segmenter.text.vocab import SPECIAL_TOKENS, CharVocab
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -12,8 +12,8 @@ from segmenter import Segmenter
 from segmenter.train.adapt import COMPOUND_BELOW, adapt, adapted_table, card_note
 from segmenter.train.new_strings import LOOSE_SHARE
 from segmenter.train.unigram import fit_unigram
-from segmenter.model import embedded_model_path
-from segmenter.wordstats import WordTable
+from segmenter.model.folders import embedded_model_path
+from segmenter.words.table import WordTable
 
 HAN = [c for c in TINY_CHARS if "\u4e00" <= c <= "\u9fff"]
 TERM = "龘靐齉麤"  # four rare characters: a "domain word" no shipped table holds

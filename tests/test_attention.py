@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from segmenter.attention import AttentionReader, bert_layout
-from segmenter.reader import HeadReader
-from segmenter.scores import boundary_scores
-from segmenter.windows import collate
+from segmenter.model.attention import AttentionReader, bert_layout
+from segmenter.model.reader import HeadReader
+from segmenter.model.scores import boundary_scores
+from segmenter.text.windows import collate
 
 from conftest import tiny_bert, tiny_vocab
 

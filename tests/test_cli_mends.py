@@ -17,7 +17,7 @@ import pytest
 
 from conftest import REPO, run_cli
 from segmenter.cli import main
-from segmenter.lines import UndecodableLine, check_utf8, split_lines
+from segmenter.run.lines import UndecodableLine, check_utf8, split_lines
 
 
 def test_a_decode_error_stops_before_the_model(tiny_model_dir, tmp_path, monkeypatch, capsys):

@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from segmenter import Conventions, Segmenter
-from segmenter.assembly import cut_ends, split_words, tokens, words_from_cuts
-from segmenter.conventions import apply_conventions, apply_to_texts
-from segmenter.dictionary import UserDictionary
-from segmenter.junctions import TextPlan
-from segmenter.levels import STANDARDS
-from segmenter.rule_texts import Texts
-from segmenter.text import split_runs
+from segmenter.words.assembly import cut_ends, split_words, tokens, words_from_cuts
+from segmenter.standards.conventions import apply_conventions, apply_to_texts
+from segmenter.words.dictionary import UserDictionary
+from segmenter.text.plan import TextPlan
+from segmenter.standards.levels import STANDARDS
+from segmenter.text.batch import Texts
+from segmenter.text.runs import split_runs
 
 from test_heads import GOLD
 
@@ -45,7 +45,7 @@ def test_a_unit_keeps_its_marks():
 
 
 def test_ascii_digits_take_their_unit_where_the_standard_says():
-    from segmenter.levels import STANDARDS
+    from segmenter.standards.levels import STANDARDS
 
     apart = ["1997", "年"]
     assert words_after("1997年", apart, STANDARDS["general"].rules) == apart  # UD's files write 1997 年
@@ -194,7 +194,7 @@ def test_calibrated_choice_is_never_below_the_default(tiny_model_dir):
 def test_workers_build_the_parents_conventions_and_decoder():
     from dataclasses import replace
 
-    from segmenter.parallel import WorkerSpec
+    from segmenter.run.parallel import WorkerSpec
 
     parent = Segmenter(conventions=None)
     parent.word_decoding = replace(parent.word_decoding, join3=None)

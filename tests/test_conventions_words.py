@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from segmenter import Conventions, Segmenter
-from segmenter.assembly import split_words
-from segmenter.conventions import apply_conventions
-from segmenter.levels import STANDARDS
-from segmenter.text import split_runs
-from segmenter.wordstats import WordTable
+from segmenter.words.assembly import split_words
+from segmenter.standards.conventions import apply_conventions
+from segmenter.standards.levels import STANDARDS
+from segmenter.text.runs import split_runs
+from segmenter.words.table import WordTable
 
 from test_conventions import words_after
 

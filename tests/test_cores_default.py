@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from segmenter.api import Segmenter
-from segmenter.cores import CHUNK_CHARS, WorkerThreads, available_cores, in_worker_thread, text_chunks
-from segmenter.profile import HeadProfile
-from segmenter.text import HAN_SPAN_RE
+from segmenter.run.cores import CHUNK_CHARS, WorkerThreads, available_cores, in_worker_thread, text_chunks
+from segmenter.model.profile import HeadProfile
+from segmenter.text.runs import HAN_SPAN_RE
 
 from conftest import GOLD, TINY_CHARS, make_tiny_model
 
@@ -25,7 +25,7 @@ SIZES = {"window": 30, "overlap": 8}
 @pytest.fixture(scope="module")
 def onnx_folder(tmp_path_factory):
     """A tiny model with its model.onnx, exported in this process (a second or two)."""
-    from segmenter.onnx_engine import export_onnx
+    from segmenter.model.onnx_engine import export_onnx
 
     profile = HeadProfile(heads=[(1, 0), (1, 1)], weights=[0.5, 0.5], source="test")
     folder = make_tiny_model(tmp_path_factory.mktemp("cores") / "m", layers=2, profile=profile)
@@ -194,7 +194,7 @@ def test_shipped_default_cuts_the_words_of_one_thread():
 
 # -- workers="auto": processes for a large input (parallel.py) ---------------------------------------
 def test_auto_reads_ahead_and_keeps_every_piece():
-    from segmenter.parallel import choose_workers
+    from segmenter.run.parallel import choose_workers
 
     pieces = [(f"第{i}行", True) for i in range(100)]
     workers, kept = choose_workers(iter(pieces), 2, limit=10_000)
@@ -209,7 +209,7 @@ def test_auto_stays_in_this_process_for_one_thread_and_unguarded_scripts(onnx_fo
     import sys
     import types
 
-    from segmenter.parallel import auto_workers, main_is_guarded
+    from segmenter.run.parallel import auto_workers, main_is_guarded
 
     assert auto_workers(serial) == 1  # num_threads=1: strictly one thread, no process either
     assert auto_workers(Segmenter(onnx_folder, num_threads=2, **SIZES)) == min(2, available_cores())
@@ -225,7 +225,7 @@ def test_auto_stays_in_this_process_for_one_thread_and_unguarded_scripts(onnx_fo
 
 @pytest.mark.slow
 def test_auto_workers_cut_the_lines_of_one_process(onnx_folder, serial, monkeypatch):
-    import segmenter.parallel as parallel
+    import segmenter.run.parallel as parallel
 
     monkeypatch.setattr(parallel, "AUTO_CHARS", 2_000)
     lines = varied_texts(seed=7)

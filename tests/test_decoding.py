@@ -11,9 +11,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from segmenter.decoding import WordDecoding, best_words, cut_junctions
-from segmenter.junctions import TextPlan
-from segmenter.wordstats import WordTable
+from segmenter.words.decoding import WordDecoding, best_words, cut_junctions
+from segmenter.text.plan import TextPlan
+from segmenter.words.table import WordTable
 
 from test_wordstats import COMPOUNDS, TOY
 
@@ -37,7 +37,7 @@ def _brute_force(gains: np.ndarray, values: np.ndarray) -> tuple[float, np.ndarr
 
 @pytest.mark.parametrize("few", [0, 10**6], ids=["numpy", "python"])  # best_words' two paths
 def test_viterbi_finds_the_best_segmentation_of_every_run(few, monkeypatch):
-    monkeypatch.setattr("segmenter.decoding.FEW_RUNS", few)
+    monkeypatch.setattr("segmenter.words.decoding.FEW_RUNS", few)
     rng = np.random.default_rng(0)
     sizes = np.array([1, 2, 5, 7, 3])
     runs, n, max_len = len(sizes), sizes.max(), 4
@@ -66,9 +66,9 @@ def test_viterbi_paths_agree_on_ties_and_impossible_words(monkeypatch):
         values[rng.random(values.shape) < 0.2] = -np.inf
         if trial % 10 == 0:
             values[rng.random(values.shape) < 0.05] = np.nan
-        monkeypatch.setattr("segmenter.decoding.FEW_RUNS", 0)
+        monkeypatch.setattr("segmenter.words.decoding.FEW_RUNS", 0)
         expected = best_words(gains, values, sizes)
-        monkeypatch.setattr("segmenter.decoding.FEW_RUNS", 10**6)
+        monkeypatch.setattr("segmenter.words.decoding.FEW_RUNS", 10**6)
         np.testing.assert_array_equal(best_words(gains, values, sizes), expected)
 
 
@@ -182,7 +182,7 @@ def test_cohesive_characters_join_unless_the_head_is_sure():
 def test_a_word_a_join_made_joins_again(monkeypatch):
     """共|和 and 和|国 both qualify; a pass joins a word once (the left pair: 共和|国), and the
     second pass joins 共和|国 as a 2+1 pair (共和 is nearly always before 国)."""
-    import segmenter.decoding as decoding
+    import segmenter.words.decoding as decoding
 
     table = WordTable.from_texts(["共和国很大", "共和国的人", "和国家", "国家和人"] * 6, max_n=4, min_count=1)
     options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5, join2=0.1, join2_logp=None, join4=None,

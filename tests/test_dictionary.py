@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from segmenter.dictionary import UserDictionary
-from segmenter.assembly import words_from_cuts
-from segmenter.junctions import TextPlan
+from segmenter.words.dictionary import UserDictionary
+from segmenter.words.assembly import words_from_cuts
+from segmenter.text.plan import TextPlan
 
 # jieba's own sample (test/userdict.txt): Latin, digits, a space inside a word, tags.
 JIEBA_SAMPLE = "云计算 5\n李小福 2 nr\n创新办 3 i\neasy_install 3 eng\n好用 300\n韩玉赏鉴 3 nz\n八一双鹿 3 nz\n台中\n凱特琳 nz\nEdu Trust认证 2000\n"
@@ -229,6 +229,6 @@ def dictionary_of(entries) -> UserDictionary:
 
 
 def boundary(plan):
-    from segmenter.assembly import boundary_scores
+    from segmenter.words.assembly import boundary_scores
 
     return boundary_scores(plan, np.zeros(len(plan.junctions)))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from segmenter.profile import HeadProfile
+from segmenter.model.profile import HeadProfile
 from segmenter.train.distill import DistillConfig, distill, finished_labels, make_student, soft_targets
 from segmenter.train.selftrain import CHUNK, sample_lines
 
@@ -67,9 +67,9 @@ def test_labels_are_cached_and_resumed(setup):
 
 @pytest.mark.slow
 def test_training_lowers_the_loss(setup):
-    from segmenter.attention import AttentionReader
+    from segmenter.model.attention import AttentionReader
     from segmenter.train.student import collate, head_logits, make_examples, train_boundary_head
-    from segmenter.vocab import CharVocab
+    from segmenter.text.vocab import CharVocab
 
     config = setup
     config.label_only = True
@@ -120,7 +120,7 @@ def test_student_learns_the_teachers_words(planted_setup):
 
     from segmenter import Segmenter
     from segmenter.bench.evaluation import score
-    from segmenter.corpus import read_gold
+    from segmenter.train.corpus import read_gold
 
     config = planted_setup
     out = distill(config)
@@ -148,7 +148,7 @@ def test_student_learns_the_teachers_words(planted_setup):
 
 
 def test_pca_init_needs_a_wide_enough_teacher(setup):
-    from segmenter.vocab import CharVocab
+    from segmenter.text.vocab import CharVocab
 
     config = setup
     config.hidden = 64  # the tiny teacher has 32 dimensions
@@ -161,7 +161,7 @@ def test_shipped_models_load_by_name():
     """The embedded default (the distilled student, window 126 from its profile) and the 6-layer
     `accurate` model it was distilled from resolve from their names and segment losslessly."""
     from segmenter import Segmenter
-    from segmenter.model import embedded_model_path, resolve_model_folder
+    from segmenter.model.folders import embedded_model_path, resolve_model_folder
 
     assert resolve_model_folder("accurate") == embedded_model_path("accurate")
     text = "共同创造美好的新世纪，2001年。"

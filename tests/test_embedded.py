@@ -4,8 +4,8 @@ import pytest
 
 import segmenter
 from segmenter import Segmenter
-from segmenter.corpus import read_gold
-from segmenter.model import embedded_model_path
+from segmenter.train.corpus import read_gold
+from segmenter.model.folders import embedded_model_path
 
 from conftest import GOLD, require_shared
 

@@ -12,10 +12,10 @@ import pytest
 import torch
 
 from segmenter.api import Segmenter
-from segmenter.engine import read_safetensors
+from segmenter.model.numpy_engine import read_safetensors
 from segmenter.errors import ModelLoadError
-from segmenter.numpy_ops import erf
-from segmenter.profile import PROFILE_FILE, HeadProfile
+from segmenter.model.numpy_ops import erf
+from segmenter.model.profile import PROFILE_FILE, HeadProfile
 
 from conftest import GOLD, REPO, TINY_CHARS, make_tiny_model, require_shared
 
@@ -36,7 +36,7 @@ def test_erf_matches_math_erf():
 def test_scores_from_logits_match_the_log_softmax_with_its_floor():
     """The difference of two logits where no weight is under the floor, the exact log-softmax
     where one is (rows with a logit far below their max)."""
-    from segmenter.numpy_ops import LOG_FLOOR, scores_from_logits
+    from segmenter.model.numpy_ops import LOG_FLOOR, scores_from_logits
 
     rng = np.random.default_rng(0)
     logits = rng.normal(0, 3, size=(4, 2, 16, 16)).astype(np.float32)

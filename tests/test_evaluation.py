@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from segmenter.corpus import iter_raw_lines, read_gold
+from segmenter.train.corpus import iter_raw_lines, read_gold
 from segmenter.bench.evaluation import Counts, count_sentence, length_table, read_lexicon, score, word_spans
 
 from conftest import GOLD, LEXICON, require_shared

@@ -59,7 +59,7 @@ def test_onnx_reader_providers_default_to_cpu():
     """The narrow onnx_engine change: OnnxReader's providers default to the CPU one, as before."""
     import inspect
 
-    from segmenter.onnx_engine import OnnxReader
+    from segmenter.model.onnx_engine import OnnxReader
 
     default = inspect.signature(OnnxReader).parameters["providers"].default
     assert tuple(default) == ("CPUExecutionProvider",)

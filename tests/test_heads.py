@@ -6,8 +6,8 @@ import pytest
 from segmenter import Segmenter
 from segmenter.train.head_discovery import calibrate, discover_signature, discover_unsupervised, oracle
 from segmenter.train.head_measures import all_heads, gold_junctions, head_table, segment_sample, word_f1
-from segmenter.model import load_encoder
-from segmenter.profile import GRANULARITY_NAMES
+from segmenter.model.folders import load_encoder
+from segmenter.model.profile import GRANULARITY_NAMES
 
 from conftest import PLANTED_HEAD, planted_bert, planted_sentences
 from test_selftrain import WORDS

@@ -10,9 +10,9 @@ import pytest
 from conftest import run_cli, tiny_vocab
 from segmenter import Segmenter
 from segmenter.errors import ModelLoadError
-from segmenter.integrity import MANIFEST_FILE, read_manifest, verify_folder, write_manifest
-from segmenter.model import SHIPPED_MODELS, embedded_model_path, resolve_model_folder
-from segmenter.wordstats import WordTable
+from segmenter.model.integrity import MANIFEST_FILE, read_manifest, verify_folder, write_manifest
+from segmenter.model.folders import SHIPPED_MODELS, embedded_model_path, resolve_model_folder
+from segmenter.words.table import WordTable
 
 TEXT = "今天天气很好，我们去北京大学。"
 
@@ -167,7 +167,7 @@ def test_typo_of_a_shipped_name_cli(tmp_path):
 
 
 def test_writing_into_a_folder_refreshes_its_list_only_when_it_has_one(tmp_path):
-    from segmenter.integrity import update_manifest
+    from segmenter.model.integrity import update_manifest
 
     folder = tmp_path / "f"
     folder.mkdir()

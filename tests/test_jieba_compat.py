@@ -13,7 +13,7 @@ import pytest
 
 import segmenter
 from segmenter import Segmenter
-from segmenter.assembly import Token
+from segmenter.words.assembly import Token
 
 from conftest import run_cli
 
@@ -209,7 +209,7 @@ def test_use_paddle_parallel_set_log_level_dt_and_bytes(jieba):
     try:
         jieba.setLogLevel(logging.WARNING)
         assert logger.level == logging.WARNING
-        from segmenter.reader import progress_enabled
+        from segmenter.model.reader import progress_enabled
         assert not progress_enabled(None)
         jieba.setLogLevel(logging.INFO)
         assert progress_enabled(None)

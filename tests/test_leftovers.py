@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, TINY_CHARS
-from segmenter.cores import available_cores
-from segmenter.files import staged_folder
+from segmenter.run.cores import available_cores
+from segmenter.run.files import staged_folder
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from segmenter.lines import _BREAK, UndecodableLine, iter_lines, iter_pieces, line_pieces, write_pieces
+from segmenter.run.lines import _BREAK, UndecodableLine, iter_lines, iter_pieces, line_pieces, write_pieces
 
 from conftest import REPO, TINY_CHARS
 

@@ -10,7 +10,7 @@ import pytest
 
 from segmenter.api import Segmenter
 from segmenter.errors import ModelLoadError
-from segmenter.profile import HeadProfile
+from segmenter.model.profile import HeadProfile
 
 from conftest import REPO, make_tiny_model
 from test_engine import TEXTS, junction_scores
@@ -55,7 +55,7 @@ def test_auto_skips_a_stale_or_foreign_export(exported, tmp_path):
     and reads the profile's heads; otherwise the numpy engine reads the weights themselves."""
     import shutil
 
-    from segmenter.engine import read_safetensors
+    from segmenter.model.numpy_engine import read_safetensors
 
     stale = shutil.copytree(exported, tmp_path / "stale")
     tensors = read_safetensors(stale / "model.safetensors")
@@ -92,7 +92,7 @@ def test_every_session_leaves_out_the_slow_fusions(exported, monkeypatch):
 
     import onnxruntime
 
-    from segmenter.onnx_engine import UNFUSED
+    from segmenter.model.onnx_engine import UNFUSED
 
     asked = []
     real = onnxruntime.InferenceSession
@@ -117,7 +117,7 @@ def test_export_stores_float16_weights_exactly(exported, tmp_path):
     from onnx import TensorProto
     from safetensors.numpy import save_file
 
-    from segmenter.engine import read_safetensors
+    from segmenter.model.numpy_engine import read_safetensors
 
     half = shutil.copytree(exported, tmp_path / "half")
     (half / "model.onnx").unlink()
@@ -143,10 +143,10 @@ def test_the_graph_gives_each_rows_max_and_no_copy_of_the_logits(exported, tmp_p
     import onnx
     import onnxruntime
 
-    from segmenter.numpy_ops import scores_from_logits
-    from segmenter.onnx_engine import export_onnx
-    from segmenter.onnx_graph import LOGITS, ROW_MAX, finish_graph
-    from segmenter.reader import batch_ids
+    from segmenter.model.numpy_ops import scores_from_logits
+    from segmenter.model.onnx_engine import export_onnx
+    from segmenter.train.onnx_graph import LOGITS, ROW_MAX, finish_graph
+    from segmenter.model.reader import batch_ids
 
     one = make_tiny_model(tmp_path / "one", profile=HeadProfile(heads=[(1, 0)], weights=[1.0], source="test"))
     export_onnx(Segmenter(one, engine="torch"), one / "model.onnx")
@@ -180,7 +180,7 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
     needs its calibration text; refine / shrink would export their copies the same kind."""
     import random
 
-    from segmenter.onnx_engine import STATIC_KEY, exported_kind
+    from segmenter.model.onnx_engine import STATIC_KEY, exported_kind
     from segmenter.train.derived import onnx_kind
 
     folder = shutil.copytree(exported, tmp_path / "static")
@@ -197,7 +197,7 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
     assert exported_kind(folder / "model.onnx") == "static" == onnx_kind(folder) and onnx_kind(exported) == "float"
     import onnx
 
-    from segmenter.onnx_static import attention_products
+    from segmenter.train.onnx_static import attention_products
 
     graph = onnx.load(str(folder / "model.onnx")).graph  # weights' products int8, attention products float
     ops = [n.op_type for n in graph.node]  # int8 products straight to float, bias included (products_to_float)
@@ -214,7 +214,7 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
     two = Segmenter(folder, window=30, overlap=8, num_threads=2, processes=False)
     assert two.segment_batch(texts) == one.segment_batch(texts) == [one.segment(t) for t in texts]
     with pytest.raises(ValueError, match="needs calibration"):
-        from segmenter.onnx_engine import export_onnx
+        from segmenter.model.onnx_engine import export_onnx
 
         export_onnx(Segmenter(folder, engine="torch"), tmp_path / "x.onnx", int8="static")
 
@@ -223,8 +223,8 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
 def test_the_shipped_models_have_static_int8_graphs():
     import onnx
 
-    from segmenter.model import embedded_model_path
-    from segmenter.onnx_engine import exported_kind
+    from segmenter.model.folders import embedded_model_path
+    from segmenter.model.onnx_engine import exported_kind
 
     for name in ("default", "fast"):
         path = embedded_model_path(name) / "model.onnx"

@@ -6,10 +6,10 @@ import time
 import pytest
 
 from segmenter import ModelLoadError, Segmenter
-from segmenter.cores import threads_per_worker
-from segmenter.lines import join_words, read_file_lines, split_lines
-from segmenter.parallel import segment_lines
-from segmenter.workers import WorkerSpec
+from segmenter.run.cores import threads_per_worker
+from segmenter.run.lines import join_words, read_file_lines, split_lines
+from segmenter.run.parallel import segment_lines
+from segmenter.run.workers import WorkerSpec
 
 from conftest import run_cli
 
@@ -56,7 +56,7 @@ def test_in_process_stream_matches_segment(tiny_segmenter, expected):
 
 @pytest.mark.slow
 def test_workers_match_segment_in_order(tiny_segmenter, expected, tmp_path, monkeypatch):
-    import segmenter.parallel as parallel
+    import segmenter.run.parallel as parallel
 
     pools = []  # the worker pool really runs: not this process alone, with the same words
     real = parallel.map_chunks

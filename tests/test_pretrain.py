@@ -11,8 +11,8 @@ import torch
 
 from segmenter.train import pretrain_data as data
 from segmenter.train.pretrain import PretrainConfig, Sitting, pretrain, resume_config
-from segmenter.profile import HeadProfile
-from segmenter.vocab import SPECIAL_TOKENS
+from segmenter.model.profile import HeadProfile
+from segmenter.text.vocab import SPECIAL_TOKENS
 
 from conftest import REPO, TINY_CHARS, run_cli
 
@@ -155,8 +155,8 @@ def test_output_folder_is_a_segmenter_model(corpus_files, tmp_path):
     assert "research" in card.lower() and "6 of 6" in card
     # The profile reads the head the last evaluation ranked first on the gold, and that ranking
     # holds for the saved weights: the folder is the trained model, not another one.
-    from segmenter.corpus import read_gold
-    from segmenter.model import load_encoder
+    from segmenter.train.corpus import read_gold
+    from segmenter.model.folders import load_encoder
     from segmenter.train.head_measures import gold_junctions, head_table, segment_sample
 
     gold = read_gold(corpus_files[1])
@@ -177,8 +177,8 @@ def test_output_folder_is_a_segmenter_model(corpus_files, tmp_path):
 def test_without_gold_the_discovered_heads_are_saved(corpus_files, tmp_path, monkeypatch):
     """No eval gold: at the end of the sitting unsupervised discovery reads the saved weights on
     the corpus's first raw lines, and the folder and its latest checkpoint hold what it found."""
-    from segmenter.corpus import iter_raw_lines
-    from segmenter.model import load_encoder
+    from segmenter.train.corpus import iter_raw_lines
+    from segmenter.model.folders import load_encoder
     from segmenter.train import pretrain as module
     from segmenter.train.head_discovery import discover_unsupervised
 

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from segmenter.api import Segmenter
-from segmenter.processes import PROCESS_CHARS, SegmenterProcesses
-from segmenter.wordstats import WordTable
+from segmenter.run.processes import PROCESS_CHARS, SegmenterProcesses
+from segmenter.words.table import WordTable
 
 from test_cores_default import SIZES, onnx_folder, serial, varied_texts  # noqa: F401 (fixtures)
 
@@ -85,7 +85,7 @@ def test_no_helpers_where_they_cannot_or_should_not_start(onnx_folder, monkeypat
     helpers = SegmenterProcesses()
     assert helpers.helpers_for(2, PROCESS_CHARS) == 1 and helpers.helpers_for(4, 10**6) == 3
     assert helpers.helpers_for(1, 10**6) == 0 and helpers.helpers_for(2, PROCESS_CHARS - 1) == 0
-    import segmenter.workers as workers
+    import segmenter.run.workers as workers
 
     monkeypatch.setattr(workers, "main_is_guarded", lambda: False)
     assert SegmenterProcesses().helpers_for(2, 10**6) == 0  # a script without a __main__ guard
@@ -117,8 +117,8 @@ def test_chunks_of_a_helper_that_died_are_cut_here(onnx_folder, serial, caplog):
 
 
 def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folder, serial, monkeypatch):  # noqa: F811
-    import segmenter.cores as cores
-    from segmenter.processes import CHUNK_CHARS
+    import segmenter.run.cores as cores
+    from segmenter.run.processes import CHUNK_CHARS
 
     shares = []  # the chunks the batch was cut into for the threads (the onnx reader's own threads
     real = cores.text_chunks  # run whether or not the batch is shared: their names prove nothing)
@@ -140,8 +140,8 @@ def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folde
 def test_a_large_batch_goes_to_helpers_in_larger_chunks():
     """processes.chunk_chars: CHUNKS_PER_CORE chunks a core where that makes them larger than
     CHUNK_CHARS, never larger than MAX_CHUNK_CHARS (every chunk pays the decoder's fixed work)."""
-    from segmenter.cores import text_chunks
-    from segmenter.processes import CHUNK_CHARS, CHUNKS_PER_CORE, MAX_CHUNK_CHARS, chunk_chars
+    from segmenter.run.cores import text_chunks
+    from segmenter.run.processes import CHUNK_CHARS, CHUNKS_PER_CORE, MAX_CHUNK_CHARS, chunk_chars
 
     assert chunk_chars(16_384, 2) == chunk_chars(64_000, 2) == CHUNK_CHARS
     assert CHUNK_CHARS < chunk_chars(200_000, 2) == 200_000 // (2 * CHUNKS_PER_CORE) < MAX_CHUNK_CHARS

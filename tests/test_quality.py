@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from segmenter.bench.evaluation import score
-from segmenter.corpus import read_gold
+from segmenter.train.corpus import read_gold
 
 from conftest import GOLD, require_shared
 

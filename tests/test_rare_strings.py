@@ -6,7 +6,7 @@ import pytest
 
 from segmenter.train.rare_strings import with_rare_strings
 from segmenter.train.unigram import fit_unigram
-from segmenter.wordstats import WordTable
+from segmenter.words.table import WordTable
 
 CONTEXTS = ["他说", "我们", "今天", "人民", "老师", "大家"]
 # Frequent words (12+ times), then strings seen 6 times each: an idiom in six contexts, a name
@@ -61,8 +61,8 @@ def test_fragments_phrases_long_strings_and_weak_ones_stay_out(tables):
 def test_a_rare_four_character_unit_joins_where_its_pairs_occur_nowhere_else(tables):
     from dataclasses import replace
 
-    from segmenter.decoding import WordDecoding, cut_junctions
-    from segmenter.junctions import TextPlan
+    from segmenter.words.decoding import WordDecoding, cut_junctions
+    from segmenter.text.plan import TextPlan
 
     counted, table = tables
     full = with_rare_strings(table, counted, "\n".join(RAW), rare_count=5, min_autonomy=2.0)

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("ray.data", reason='Ray Data is not installed: pip install "segmenter[ray]"')
 
 from segmenter import ModelLoadError, Segmenter  # noqa: E402
-from segmenter.lines import join_words  # noqa: E402
+from segmenter.run.lines import join_words  # noqa: E402
 from segmenter.scale.job_files import OrderedWriter, expand_inputs, output_paths, split_file_batch  # noqa: E402
 from segmenter.scale.ray import KILL_ENV, SegmentBatch, check_model, plan_actors, run_job  # noqa: E402
 

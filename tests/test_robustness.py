@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from segmenter import Segmenter
-from segmenter.junctions import TextPlan
+from segmenter.text.plan import TextPlan
 
 from conftest import TINY_CHARS
 

@@ -7,13 +7,13 @@ from dataclasses import fields, replace
 import numpy as np
 import pytest
 
-from segmenter.assembly import split_words
-from segmenter.conventions import Conventions, apply_conventions
-from segmenter.decoding import WordDecoding
-from segmenter.levels import STANDARDS, Level, Rules, Standard, standard_named
-from segmenter.profile import HeadProfile
-from segmenter.rules import STANDARD_NAMES, TABLE
-from segmenter.text import split_runs
+from segmenter.words.assembly import split_words
+from segmenter.standards.conventions import Conventions, apply_conventions
+from segmenter.words.decoding import WordDecoding
+from segmenter.standards.levels import STANDARDS, Level, Rules, Standard, standard_named
+from segmenter.model.profile import HeadProfile
+from segmenter.standards.rules import STANDARD_NAMES, TABLE
+from segmenter.text.runs import split_runs
 from segmenter.train.calibrate_standard import rule_options
 
 PROFILE = HeadProfile(heads=[(0, 0)], weights=[1.0], thresholds=(-1.0, 0.0, 1.0))
@@ -67,9 +67,9 @@ def test_removing_a_row_turns_its_rule_off():
 
 def test_removing_a_decoder_row_turns_its_join_off(monkeypatch):
     assert Level.at(0.5, PROFILE, WordDecoding(), STANDARDS["msr"]).decoding.join3_logp == STANDARDS["msr"].rules.join3_logp
-    monkeypatch.setattr("segmenter.levels.TABLE", without("join3_logp"))
+    monkeypatch.setattr("segmenter.standards.levels.TABLE", without("join3_logp"))
     assert Level.at(0.5, PROFILE, WordDecoding(), STANDARDS["msr"]).decoding.join3_logp is None
-    monkeypatch.setattr("segmenter.levels.TABLE", without("pair_joins"))
+    monkeypatch.setattr("segmenter.standards.levels.TABLE", without("pair_joins"))
     assert Level.at(0.5, PROFILE, WordDecoding(), STANDARDS["ud"]).decoding.join3 == WordDecoding().join3
 
 
@@ -127,7 +127,7 @@ def test_rules_and_conventions_travel_to_workers():
 def test_membership_by_search_is_isin():
     """The rules ask which code points (or character pairs) are among a list by one search in the
     sorted list (rule_texts.among_sorted), not np.isin: the same answer, empty lists and astral code points too."""
-    from segmenter.rule_texts import among_sorted, codes_of, is_among
+    from segmenter.text.batch import among_sorted, codes_of, is_among
 
     rng = np.random.default_rng(0)
     for size in (0, 1, 7, 300):
@@ -142,8 +142,8 @@ def test_membership_by_search_is_isin():
 def test_texts_having_finds_the_texts_that_hold_the_characters():
     """Texts.having: the texts of a batch holding one of the characters (then one of `then`);
     a text without any skips numpy, an empty list finds nothing."""
-    from segmenter.rule_texts import Texts
-    from segmenter.text import split_runs
+    from segmenter.text.batch import Texts
+    from segmenter.text.runs import split_runs
 
     batch = ["第3届大会", "没有数字", "３月", "第一"]
     texts = Texts(batch, [split_runs(t) for t in batch])

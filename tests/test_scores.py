@@ -4,8 +4,8 @@ import math
 import numpy as np
 import torch
 
-from segmenter.profile import HeadProfile
-from segmenter.scores import ATTENTION_FLOOR, boundary_scores
+from segmenter.model.profile import HeadProfile
+from segmenter.model.scores import ATTENTION_FLOOR, boundary_scores
 
 
 def attention_for(cuts: list[bool], n: int, tokens: int | None = None) -> torch.Tensor:

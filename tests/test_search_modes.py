@@ -1,7 +1,7 @@
 """jieba's search and full modes from given levels' tokens (search_modes.py), checked exactly: the
 API tests run them on a tiny random model, whose levels seldom differ enough to show sub-words."""
-from segmenter.assembly import Token
-from segmenter.search_modes import full_mode_tokens, known_parts, nest, search_tokens
+from segmenter.words.assembly import Token
+from segmenter.words.search_modes import full_mode_tokens, known_parts, nest, search_tokens
 
 TEXT = "中国科学院计算所"
 DEFAULT = [Token("中国科学院", 0, 5), Token("计算所", 5, 8)]

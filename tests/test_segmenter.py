@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from segmenter import HeadProfile, ModelLoadError, Segmenter
-from segmenter.profile import PROFILE_FILE
+from segmenter.model.profile import PROFILE_FILE
 
 from conftest import make_tiny_model
 

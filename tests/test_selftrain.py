@@ -102,8 +102,8 @@ def test_label_chunks_resume_from_their_cache(tmp_path):
     """An interrupted round re-reads the chunks already labelled instead of recomputing them."""
     import torch
 
-    from segmenter.reader import HeadReader
-    from segmenter.model import load_encoder
+    from segmenter.model.reader import HeadReader
+    from segmenter.model.folders import load_encoder
     from segmenter.train.selftrain import CHUNK, label_chunks
 
     model, vocab, _ = load_encoder(make_tiny_model(tmp_path / "m", seed=2), 2, torch.device("cpu"))
@@ -128,7 +128,7 @@ def test_cli_rejects_missing_files(tmp_path):
 
 
 def test_autonomy_and_word_decoding():
-    from segmenter.junctions import TextPlan
+    from segmenter.text.plan import TextPlan
     from segmenter.train.teacher import decode_words
 
     lines = ["".join(np.random.default_rng(i).choice(WORDS, size=8)) for i in range(300)]
@@ -153,7 +153,7 @@ def test_selftrain_gives_a_model_of_128_positions_windows_that_fit(tmp_path):
     """The shipped students (and `segmenter pretrain`'s models) have 128 positions: self-training
     reads and trains them in windows of 126 characters, not the default 254 (that stopped with a
     tensor-size error deep inside torch)."""
-    from segmenter.model import embedded_model_path
+    from segmenter.model.folders import embedded_model_path
 
     raw = tmp_path / "raw.txt"
     raw.write_text(("我们都是中国人民的好朋友。" * 15 + "\n") * 30, encoding="utf-8")  # lines of 195 characters

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from segmenter.readout import SLICE_TOKENS, batch_slices, heads_by_layer, profile_order
+from segmenter.model.readout import SLICE_TOKENS, batch_slices, heads_by_layer, profile_order
 from segmenter.train.unigram import fit_unigram
-from segmenter.wordstats import WordTable
+from segmenter.words.table import WordTable
 
 RAW = ["社会主义好", "人民的社会主义", "社会主义国家", "社会发展", "人民好", "社会主义和人民", "人民的国家",
        "社会好"] * 5

@@ -56,7 +56,7 @@ def test_distill_ffn_writes_the_teacher_shrunk(tmp_path, planted_model_dir):
     width and an int8 graph, keeps the teacher's profile with a record, and still finds every word."""
     from segmenter import HeadProfile, Segmenter
     from segmenter.bench.evaluation import score
-    from segmenter.onnx_engine import exported_kind
+    from segmenter.model.onnx_engine import exported_kind
     from segmenter.train.derived import onnx_kind
     from segmenter.train.distill import DistillConfig, distill
 

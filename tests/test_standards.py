@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from segmenter.levels import DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard, standard_named
-from segmenter.profile import HeadProfile
+from segmenter.standards.levels import DEFAULT_STANDARD, STANDARDS, Level, Rules, Standard, standard_named
+from segmenter.model.profile import HeadProfile
 
 SENTENCE = "江泽民在１９９７年２月去了上海市，见了两个人，中国队赢了世界杯。"
 
@@ -22,7 +22,7 @@ def test_granularity_names_the_standard_it_imitates_when_none_is_named():
 
 
 def test_granularity_moves_the_standards_own_threshold():
-    from segmenter.levels import GRANULARITY_SPAN
+    from segmenter.standards.levels import GRANULARITY_SPAN
 
     profile = HeadProfile(heads=[(0, 0)], weights=[1.0], thresholds=(-1.0, 0.0, 1.0))
     msr = standard_named("msr")
@@ -36,7 +36,7 @@ def test_granularity_moves_the_standards_own_threshold():
 
 
 def test_level_applies_the_standards_decoder_joins():
-    from segmenter.decoding import WordDecoding
+    from segmenter.words.decoding import WordDecoding
 
     profile = HeadProfile(heads=[(0, 0)], weights=[1.0], thresholds=(-1.0, 0.0, 1.0))
     ud = Level.at(0.5, profile, WordDecoding(), STANDARDS["ud"])  # UD joins 1+1 pairs only

@@ -7,9 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-from segmenter.files import atomic_path, write_text_atomic
-from segmenter.junctions import score_texts
-from segmenter.windows import OVERLAP, WINDOW, clamp_window, collate, collate_flat, padded_length
+from segmenter.run.files import atomic_path, write_text_atomic
+from segmenter.text.plan import score_texts
+from segmenter.text.windows import OVERLAP, WINDOW, clamp_window, collate, collate_flat, padded_length
 
 from conftest import REPO, tiny_vocab
 from import_graph import find_cycles, import_graph, imported_names, module_names
@@ -35,8 +35,10 @@ def test_segment_loads_no_training_or_benchmark_code(tiny_model_dir, model):
     assert done.stdout.strip() == "", f"the runtime imported {done.stdout.strip()}"
 
 
-# Packages the runtime (the modules directly in segmenter/) must never import, even lazily.
+# Packages the runtime (the modules directly in segmenter/ and its stages: text, model, words,
+# standards, run) must never import, even lazily: what builds a model or measures one.
 NOT_RUNTIME = ("segmenter.train", "segmenter.bench", "segmenter.scale", "segmenter.cli")
+RUNTIME_STAGES = ("text", "model", "words", "standards", "run")
 # Entry points that are not runtime: __init__ is the package itself, __main__ runs the command line.
 NOT_RUNTIME_FILES = ("__init__.py", "__main__.py")
 
@@ -50,8 +52,9 @@ def test_no_import_cycles():
 def test_runtime_modules_import_no_training_benchmark_scale_or_cli_code():
     modules = module_names(REPO / "segmenter")
     runtime = {name: path for name, path in modules.items()
-               if path.parent == REPO / "segmenter" and path.name not in NOT_RUNTIME_FILES}
-    assert "segmenter.api" in runtime and "segmenter.parallel" in runtime
+               if (path.parent == REPO / "segmenter" and path.name not in NOT_RUNTIME_FILES)
+               or path.parent.relative_to(REPO / "segmenter").parts[:1] in [(stage,) for stage in RUNTIME_STAGES]}
+    assert "segmenter.api" in runtime and "segmenter.run.parallel" in runtime and "segmenter.words.table" in runtime
     bad = [f"{path.relative_to(REPO)}:{line} imports {name}" for module, path in runtime.items()
            for name, line in imported_names(module, path)
            if any(name == banned or name.startswith(banned + ".") for banned in NOT_RUNTIME)]
@@ -71,6 +74,14 @@ def test_the_import_graph_sees_lazy_and_relative_imports(tmp_path):
     graph = import_graph(package)
     assert find_cycles(graph) == [["pkg.a", "pkg.sub.b", "pkg.a"]]
     assert graph["pkg.c"] == {} and graph["pkg.d"] == {"pkg.c": 1}
+
+
+def test_the_package_shows_its_stages():
+    """`ls segmenter/` shows the data flow: a few modules, the rest in stage subpackages."""
+    package = REPO / "segmenter"
+    modules = sorted(p.name for p in package.glob("*.py"))
+    assert len(modules) <= 12, modules
+    assert all((package / stage / "__init__.py").is_file() for stage in RUNTIME_STAGES)
 
 
 def test_no_module_shares_the_package_name():

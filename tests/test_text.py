@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from segmenter.text import SENTENCE_END_RE, make_windows, sentence_windows, split_runs
+from segmenter.text.runs import SENTENCE_END_RE, make_windows, sentence_windows, split_runs
 
 
 def kinds(text):
@@ -133,7 +133,7 @@ def test_vocab_encodes_a_string_as_its_characters_one_by_one():
     """CharVocab.encode (a code point table for the Basic Multilingual Plane, a dict past it) gives
     each character the id char_id gives it: full-width folded, lower-cased where the vocabulary
     is, unknown ones [UNK], characters past the BMP and a lone surrogate included, any order."""
-    from segmenter.vocab import SPECIAL_TOKENS, CharVocab
+    from segmenter.text.vocab import SPECIAL_TOKENS, CharVocab
 
     vocab = CharVocab(list(SPECIAL_TOKENS) + list("中文abc1"), lowercase=True)
     text = "中Ａb文\U00020000😀x\udc80１C中\x00 \U00020000"
@@ -146,7 +146,7 @@ def test_vocab_encodes_a_string_as_its_characters_one_by_one():
 def test_han_mask_by_search_and_by_comparison_agree():
     """han_mask searches the ranges' edges for a few code points and compares with each range for
     many: both give HAN_RANGES exactly, at every range's edges and on random code points."""
-    from segmenter.text import HAN_RANGES, SEARCH_BELOW, han_mask
+    from segmenter.text.runs import HAN_RANGES, SEARCH_BELOW, han_mask
 
     edges = np.array([x for lo, hi in HAN_RANGES for x in (lo - 1, lo, hi, hi + 1)], dtype=np.int64)
     rng = np.random.default_rng(0)

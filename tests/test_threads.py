@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from segmenter import Segmenter
-from segmenter.text import HAN_SPAN_RE
+from segmenter.text.runs import HAN_SPAN_RE
 
 TEXTS = [
     "我爱北京天安门，天安门上太阳升。",
@@ -163,7 +163,7 @@ def test_threads_cut_as_one_thread_numpy_engine():
 
 
 def test_a_snapshot_never_changes():
-    from segmenter.dictionary import UserDictionary
+    from segmenter.words.dictionary import UserDictionary
 
     dictionary = UserDictionary(["北京"])
     before = dictionary.snapshot()

@@ -6,10 +6,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from segmenter.decoding import WordDecoding, cut_junctions
-from segmenter.junctions import TextPlan
+from segmenter.words.decoding import WordDecoding, cut_junctions
+from segmenter.text.plan import TextPlan
 from segmenter.train.unigram import fit_unigram, table_rows
-from segmenter.wordstats import WordTable
+from segmenter.words.table import WordTable
 
 # 主义 occurs only inside 社会主义 here; 人民 and 社会 also stand alone.
 RAW = ["社会主义好", "人民的社会主义", "社会主义国家", "社会发展", "人民好", "社会主义和人民", "人民的国家", "社会好"] * 5

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from segmenter.ngram_counting import sample_raw_lines
+from segmenter.train.ngram_counting import sample_raw_lines
 from segmenter.train.ngrams import BranchingEntropy
-from segmenter.wordstats import FEW_QUERIES, WordTable
+from segmenter.words.table import FEW_QUERIES, WordTable
 
 # A toy raw text: 共和国 and 办公室 are units in many contexts; 我们 and 的 are everywhere.
 TOY = [
@@ -50,7 +50,7 @@ def test_table_prunes_saves_and_loads(tmp_path):
 
 def test_a_loaded_table_maps_the_file_and_holds_what_np_load_reads(tmp_path):
     # mapped_npz: the worker processes of one run share the table's pages instead of a copy each
-    from segmenter.files import mapped_npz
+    from segmenter.run.files import mapped_npz
 
     path = WordTable.from_texts(TOY, max_n=4, min_count=1).save(tmp_path)
     mapped, loaded = mapped_npz(path), np.load(path)
@@ -137,7 +137,7 @@ def test_room_looks_up_only_the_strings_inside_a_run():
 def test_key_index_finds_what_the_binary_search_finds():
     """hashindex.KeyIndex: the sorted position of every key that is there, found=False for the
     others; keys that share a home slot (a tiny table forces many) all stay findable."""
-    from segmenter.hashindex import KeyIndex, find_keys
+    from segmenter.words.hashindex import KeyIndex, find_keys
 
     rng = np.random.default_rng(1)
     for size in (1, 7, 5000):
@@ -151,7 +151,7 @@ def test_key_index_finds_what_the_binary_search_finds():
 
 
 def test_find_keys_gives_the_same_slots_for_a_large_batch_of_queries():
-    from segmenter.hashindex import SORTED_QUERIES, find_keys
+    from segmenter.words.hashindex import SORTED_QUERIES, find_keys
 
     rng = np.random.default_rng(0)
     keys = np.unique(rng.integers(0, 2**63, 5000).astype(np.uint64))

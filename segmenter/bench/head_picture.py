@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..attention import AttentionReader
-from ..windows import collate
+from ..model.attention import AttentionReader
+from ..text.windows import collate
 
 CJK_FONT_HINTS = ("Noto Sans CJK", "Noto Serif CJK", "Source Han", "WenQuanYi", "WQY", "SimHei", "Microsoft YaHei",
                   "PingFang", "Heiti", "AR PL", "Droid Sans Fallback", "Noto Sans SC", "Sarasa")

@@ -28,10 +28,24 @@ import time
 from pathlib import Path
 
 if __package__:  # imported as segmenter.bench.measure
-    from .systems import SHORT_SENTENCE, SYSTEMS, BenchConfig, BenchmarkError, CorpusRun, SegmentFn, label
+    from .systems import (
+        SHORT_SENTENCE,
+        SYSTEMS,
+        BenchConfig,
+        BenchmarkError,
+        CorpusRun,
+        SegmentFn,
+        label,
+    )
 else:  # loaded by its path in a worker, after systems.py (runner.run_isolated)
     from segmenter_benchmark_systems import (
-        SHORT_SENTENCE, SYSTEMS, BenchConfig, BenchmarkError, CorpusRun, SegmentFn, label,
+        SHORT_SENTENCE,
+        SYSTEMS,
+        BenchConfig,
+        BenchmarkError,
+        CorpusRun,
+        SegmentFn,
+        label,
     )
 
 CHUNK_CHARS = 16_384  # characters segmented per call in the timed pass (and per progress tick)
@@ -118,7 +132,9 @@ def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: l
     import statistics
     import subprocess
 
-    from segmenter.cores import available_cores  # after peak_mb: jieba's figure stays its own
+    from segmenter.run.cores import (
+        available_cores,  # after peak_mb: jieba's figure stays its own
+    )
 
     short = min((t for t in texts[:100] if len(t) >= 5), key=len, default=SHORT_SENTENCE)
     calls = []

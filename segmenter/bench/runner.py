@@ -24,13 +24,21 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import measure, systems as benchmark_systems
-from ..corpus import read_gold
+from ..train.corpus import read_gold
+from . import measure
+from . import systems as benchmark_systems
 from .evaluation import read_lexicon, score
 from .measure import segment_run
 from .systems import (
-    DEFAULT_SYSTEMS, SEGMENTER_SETTINGS, SYSTEMS, BenchConfig, BenchmarkError, CorpusRun, System,
-    label, parse_systems,
+    DEFAULT_SYSTEMS,
+    SEGMENTER_SETTINGS,
+    SYSTEMS,
+    BenchConfig,
+    BenchmarkError,
+    CorpusRun,
+    System,
+    label,
+    parse_systems,
 )
 
 __all__ = [  # the benchmark's public names, those of systems.py and measure.py included

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-
 SegmentFn = Callable[[list[str]], list[list[str]]]
 DEFAULT_SYSTEMS = "segmenter,jieba,jieba-nohmm,rjieba,pkuseg,thulac"
 SHORT_SENTENCE = "我爱北京天安门"  # start-up: one short sentence
@@ -62,7 +61,7 @@ class CorpusRun:
 
     def gold(self) -> list[list[str]]:
         """The gold words. Only an oracle setting may read them; a real system never does."""
-        from segmenter.corpus import read_gold
+        from segmenter.train.corpus import read_gold
 
         return read_gold(self.gold_path, self.limit)
 
@@ -94,7 +93,7 @@ def _granularity_setting(granularity: str, conventions: bool = True, standard: s
     """model: a shipped model this setting always reads (the `fast` row), else the run's --model."""
     def build(config: BenchConfig, corpus: CorpusRun):
         from segmenter.api import Segmenter
-        from segmenter.conventions import DEFAULT_CONVENTIONS
+        from segmenter.standards.conventions import DEFAULT_CONVENTIONS
 
         seg = Segmenter(
             model or config.model, granularity=granularity, device=config.device,
@@ -132,9 +131,9 @@ def _calibrated_setting(config: BenchConfig, corpus: CorpusRun):
     """The best of the model's own levels and a profile fitted on the first
     CALIBRATION_SENTENCES sentences of the corpus's dev file (head_discovery.calibrated_choice:
     never below the default on those sentences)."""
-    from segmenter.corpus import read_gold
-    from segmenter.train.head_discovery import calibrated_choice
     from segmenter.api import Segmenter
+    from segmenter.train.corpus import read_gold
+    from segmenter.train.head_discovery import calibrated_choice
 
     dev = _dev_file(corpus)
     source = f"calibrated on {dev.name} ({CALIBRATION_SENTENCES} sentences)"
@@ -153,9 +152,9 @@ def _oracle_setting(config: BenchConfig, corpus: CorpusRun):
     seed's "one head right is enough", the ceiling of any way of choosing among these heads."""
     import numpy as np
 
-    from segmenter.corpus import boundary_labels
-    from segmenter.assembly import words_from_cuts
     from segmenter.api import Segmenter
+    from segmenter.train.corpus import boundary_labels
+    from segmenter.words.assembly import words_from_cuts
 
     seg = Segmenter(config.model, device=config.device, batch_size=config.batch_size, num_threads=config.threads)
     gold = {"".join(words): boundary_labels(words)[1] for words in corpus.gold()}
@@ -210,7 +209,11 @@ def _build_segmenter(setting: str, config: BenchConfig, corpus: CorpusRun):
 
 
 def _check_segmenter(config: BenchConfig) -> None:
-    from segmenter.model import ModelLoadError, read_profile, resolve_model_folder
+    from segmenter.model.folders import (
+        ModelLoadError,
+        read_profile,
+        resolve_model_folder,
+    )
 
     try:
         folder = resolve_model_folder(config.model)

@@ -142,8 +142,8 @@ def _outputs(args: argparse.Namespace) -> dict[str, Path | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bench.runner import BenchConfig, BenchmarkError, parse_systems, run_benchmark
     from ..bench.report import machine_info, read_json, write_json
+    from ..bench.runner import BenchConfig, BenchmarkError, parse_systems, run_benchmark
 
     _check(args)
     if args.from_json:
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
 def _write_reports(outputs: dict[str, Path | None], result, machine: dict) -> None:
     """Print the table; write it, and the plot, where `outputs` says; name every file written."""
     from ..bench.report import plot, to_markdown
-    from ..files import write_text_atomic
+    from ..run.files import write_text_atomic
 
     markdown = to_markdown(result, machine)
     sys.stdout.write(markdown)

@@ -5,7 +5,7 @@ import argparse
 import os
 from pathlib import Path
 
-from ..onnx_static import CALIBRATION_LINES
+from ..train.onnx_static import CALIBRATION_LINES
 from . import CLIError
 
 CALIBRATION_CHARS = 100_000  # of raw text, in lines of 8-250 characters, sampled with seed 0
@@ -27,8 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..api import Segmenter
-    from ..model import ModelLoadError
-    from ..onnx_engine import ONNX_FILE, export_onnx
+    from ..model.folders import ModelLoadError
+    from ..model.onnx_engine import ONNX_FILE, export_onnx
 
     if (args.int8 == "static") != bool(args.calibration):
         raise CLIError("--int8 static needs --calibration RAW… (raw text files), and --calibration goes with it")
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         source = f"{len(calibration)} lines sampled (seed 0) from {', '.join(map(str, args.calibration))}"
     export_onnx(segmenter, out, int8=args.int8 or False, calibration=calibration, calibration_source=source)
     if out.parent.resolve() == segmenter.folder.resolve():  # its entry in the folder's checksums.json
-        from ..integrity import update_manifest
+        from ..model.integrity import update_manifest
 
         update_manifest(segmenter.folder, [out.name])
     if not args.quiet:

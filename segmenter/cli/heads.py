@@ -42,8 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _segmenter(model, profile=None):
-    from ..model import ModelLoadError
     from ..api import Segmenter
+    from ..model.folders import ModelLoadError
 
     try:
         return Segmenter(model, profile=profile, engine="torch")  # head_picture reads the torch attention
@@ -52,10 +52,10 @@ def _segmenter(model, profile=None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..corpus import iter_raw_lines, read_gold
-    from ..files import write_text_atomic
-    from ..model import ModelLoadError, load_encoder
-    from ..text import HAN_RE
+    from ..model.folders import ModelLoadError, load_encoder
+    from ..run.files import write_text_atomic
+    from ..text.runs import HAN_RE
+    from ..train.corpus import iter_raw_lines, read_gold
 
     if args.show:
         if not args.png:
@@ -108,8 +108,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _profile_path(out: str | None, folder: Path) -> Path:
     """Where the profile goes; refuses (CLIError) what cannot or must not be written."""
-    from ..model import embedded_model_path
-    from ..profile import PROFILE_FILE
+    from ..model.folders import embedded_model_path
+    from ..model.profile import PROFILE_FILE
 
     if out is None:
         if folder.resolve() == embedded_model_path().resolve():

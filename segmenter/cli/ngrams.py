@@ -42,9 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..train.ngram_counting import sample_raw_lines
     from ..train.rare_strings import RARE_AUTONOMY, RARE_COUNT, with_rare_strings
-    from ..ngram_counting import sample_raw_lines
-    from ..wordstats import WordTable
+    from ..words.table import WordTable
 
     check_raw(args.raw)
     chars = args.chars or [None]
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(str(err)) from None
     path = table.save(out)
     if (path.parent / "config.json").is_file():  # a model folder: its entry in checksums.json (integrity.py)
-        from ..integrity import update_manifest
+        from ..model.integrity import update_manifest
 
         update_manifest(path.parent, [path.name])
     if not args.quiet:

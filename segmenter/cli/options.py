@@ -73,7 +73,7 @@ def non_negative_int(text: str) -> int:
 
 def model_folder(name: str | None) -> Path:
     """The model folder of -m/--model (downloaded when a hub name), checked: else a CLIError."""
-    from ..model import ModelLoadError, check_folder, resolve_model_folder
+    from ..model.folders import ModelLoadError, check_folder, resolve_model_folder
 
     try:
         folder = resolve_model_folder(name)

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         require_ray()
     except ImportError as err:
         raise CLIError(str(err)) from None
-    from ..model import ModelLoadError
+    from ..model.folders import ModelLoadError
     from ..scale.ray import check_model, run_job, user_error
 
     try:

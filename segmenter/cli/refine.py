@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..levels import STANDARDS
+from ..standards.levels import STANDARDS
 from . import CLIError
 from .options import add_raw, check_raw, model_folder, positive
 

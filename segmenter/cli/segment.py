@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Iterable, Iterator
 
-from ..lines import UndecodableLine, check_utf8, iter_pieces
+from ..run.lines import UndecodableLine, check_utf8, iter_pieces
 from . import CLIError
 from .output import atomic_output, check_output, silence_stdout
 
@@ -153,7 +153,7 @@ def check_decoding(paths: list[str]) -> None:
 
 def load_user_dictionaries(paths: list[str]):
     """The -u files in one UserDictionary, each read whole before the model loads."""
-    from ..dictionary import UserDictionary
+    from ..words.dictionary import UserDictionary
 
     dictionary = UserDictionary()
     for path in paths:
@@ -172,7 +172,7 @@ def load_user_dictionaries(paths: list[str]):
 
 def with_saved_words(folder, extra):
     """The user words saved in a model folder (Segmenter.save_pretrained), then those of `extra`."""
-    from ..dictionary import UserDictionary
+    from ..words.dictionary import UserDictionary
 
     dictionary = UserDictionary()
     dictionary.load_folder(folder)
@@ -231,11 +231,11 @@ def run(args: argparse.Namespace) -> int:
 
     from ..api import Segmenter
     from ..arguments import resolve_device
-    from ..conventions import Conventions
-    from ..lines import write_pieces
-    from ..model import ModelLoadError, resolve_model_folder
-    from ..parallel import auto_workers, choose_workers, segment_pieces
-    from ..workers import WorkerSpec
+    from ..model.folders import ModelLoadError, resolve_model_folder
+    from ..run.lines import write_pieces
+    from ..run.parallel import auto_workers, choose_workers, segment_pieces
+    from ..run.workers import WorkerSpec
+    from ..standards.conventions import Conventions
 
     show_progress = not args.quiet and sys.stderr.isatty() and any(p != "-" for p in files)
     try:

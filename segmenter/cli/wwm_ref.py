@@ -72,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"{args.output} is a directory; give a file name")
 
     from ..api import Segmenter
-    from ..files import atomic_path
     from ..integrations.wwm import iter_chinese_ref, load_tokenizer
+    from ..run.files import atomic_path
     from .segment import parse_granularity
 
     try:

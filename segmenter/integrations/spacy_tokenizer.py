@@ -36,9 +36,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from ..dictionary import UserDictionary
-from ..levels import standard_named
-from ..profile import granularity_value
+from ..model.profile import granularity_value
+from ..standards.levels import standard_named
+from ..words.dictionary import UserDictionary
 
 TOKENIZER_NAME = "segmenter.Tokenizer.v1"
 # Options of the config passed on to Segmenter as keywords, as they are named there.

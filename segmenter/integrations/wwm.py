@@ -97,8 +97,8 @@ def iter_chinese_ref(texts: Iterable[str], tokenizer, segmenter=None, batch_size
 
 
 def _iter_refs(texts, tokenizer, segmenter, batch_size, max_length, show_progress) -> Iterator[list[int]]:
-    from ..lines import chunked
-    from ..reader import progress_enabled
+    from ..model.reader import progress_enabled
+    from ..run.lines import chunked
 
     progress = None
     if progress_enabled(show_progress):

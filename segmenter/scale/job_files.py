@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..lines import join_words, split_lines
+from ..run.lines import join_words, split_lines
 
 FORMATS = ("text", "jsonl")
 _JSON_LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}

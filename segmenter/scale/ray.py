@@ -46,8 +46,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..lines import join_words
-from .job_files import FORMATS, OrderedWriter, expand_inputs, output_paths, split_file_batch
+from ..run.lines import join_words
+from .job_files import (
+    FORMATS,
+    OrderedWriter,
+    expand_inputs,
+    output_paths,
+    split_file_batch,
+)
 
 logger = logging.getLogger(__name__)
 KILL_ENV = "SEGMENTER_RAY_KILL"  # fault injection, "N:MARKER": see SegmentBatch
@@ -109,7 +115,7 @@ class SegmentBatch:
         kill: str | None = None,
     ):
         from ..api import Segmenter
-        from ..workers import WorkerSpec
+        from ..run.workers import WorkerSpec
 
         if device == "auto":
             device = "cuda" if _assigned("GPU") > 0 else "cpu"
@@ -175,8 +181,13 @@ def read_lines(paths: list[str], errors: str = "strict"):
 def check_model(model: str | os.PathLike | None, granularity: str | float = "default") -> None:
     """Fail here, with the real message, rather than in every actor: the folder resolves, has
     config, weights and vocabulary, and a head profile. (Weights are loaded by the actors.)"""
-    from ..model import ModelLoadError, check_folder, read_profile, resolve_model_folder
-    from ..profile import granularity_value
+    from ..model.folders import (
+        ModelLoadError,
+        check_folder,
+        read_profile,
+        resolve_model_folder,
+    )
+    from ..model.profile import granularity_value
 
     granularity_value(granularity)
     folder = resolve_model_folder(model)
@@ -321,7 +332,7 @@ def run_job(
 def user_error(err: BaseException) -> str | None:
     """The message of a ModelLoadError raised inside a Ray actor (Ray wraps it; its cause is
     the real one), or None for anything else."""
-    from ..model import ModelLoadError
+    from ..model.folders import ModelLoadError
 
     seen = set()
     while err is not None and id(err) not in seen:

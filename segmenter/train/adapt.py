@@ -67,17 +67,31 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..corpus import iter_raw_lines
-from ..files import check_new_folder, staged_folder
-from ..integrity import write_manifest
-from ..model import check_folder, embedded_model_path, read_profile, resolve_model_folder
-from ..profile import PROFILE_FILE
-from ..text import HAN_RE
-from ..wordstats import WordTable
-from ..wordstats_files import TABLE_FILE, TABLE_REFERENCE, table_path
+from ..model.folders import (
+    check_folder,
+    embedded_model_path,
+    read_profile,
+    resolve_model_folder,
+)
+from ..model.integrity import write_manifest
+from ..model.profile import PROFILE_FILE
+from ..run.files import check_new_folder, staged_folder
+from ..text.runs import HAN_RE
+from ..words.table import WordTable
+from ..words.table_files import TABLE_FILE, TABLE_REFERENCE, table_path
+from .corpus import iter_raw_lines
 from .model_card import append_card_section
-from .new_strings import FRAGMENT_SHARE, LOOSE_SHARE, most_frequent_new, without_phrases_and_fragments
-from .refine import RefineConfig, check_refinable, refine as refine_head  # torch: imported inside refine_head only
+from .new_strings import (
+    FRAGMENT_SHARE,
+    LOOSE_SHARE,
+    most_frequent_new,
+    without_phrases_and_fragments,
+)
+from .refine import (  # torch: imported inside refine_head only
+    RefineConfig,
+    check_refinable,
+)
+from .refine import refine as refine_head
 
 # (Han characters of the raw text at least, min_count): strings seen this often are added. Dev:
 # msr_dev (420 k) best at 2; ud_gsdsimp_dev (20 k) lost F1 below 5 and was unchanged from 5 up.

@@ -21,15 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..assembly import assemble
 from ..bench.evaluation import score
-from ..dictionary import UserDictionary
-from ..files import check_new_folder, staged_folder
-from ..integrity import write_manifest
-from ..levels import DEFAULT_STANDARD, STANDARDS, Rules, Standard
-from ..profile import PROFILE_FILE
-from ..rules import TABLE
-from ..wordstats_files import standalone_table
+from ..model.integrity import write_manifest
+from ..model.profile import PROFILE_FILE
+from ..run.files import check_new_folder, staged_folder
+from ..standards.levels import DEFAULT_STANDARD, STANDARDS, Rules, Standard
+from ..standards.rules import TABLE
+from ..words.assembly import assemble
+from ..words.dictionary import UserDictionary
+from ..words.table_files import standalone_table
 from .calibrate_words import learn_corrections
 from .model_card import append_card_section
 
@@ -127,8 +127,8 @@ def calibrate(model, gold_path: str | Path, out: str | Path, sentences: int = MA
     """Fit a standard to the first `sentences` lines of `gold_path` and write `model` with it as
     the default to `out` (a new or empty folder; whole or absent after a crash)."""
     from ..api import Segmenter
-    from ..corpus import read_gold
-    from ..model import resolve_model_folder
+    from ..model.folders import resolve_model_folder
+    from .corpus import read_gold
 
     folder = resolve_model_folder(model)
     out = check_new_folder(out, folder)

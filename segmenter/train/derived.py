@@ -12,13 +12,13 @@ import json
 import shutil
 from pathlib import Path
 
-from ..files import staged_folder
-from ..integrity import write_manifest
-from ..onnx_engine import ONNX_FILE, export_onnx, exported_kind
-from ..onnx_static import CALIBRATION_LINES
-from ..profile import PROFILE_FILE
-from ..wordstats_files import standalone_table
+from ..model.integrity import write_manifest
+from ..model.onnx_engine import ONNX_FILE, export_onnx, exported_kind
+from ..model.profile import PROFILE_FILE
+from ..run.files import staged_folder
+from ..words.table_files import standalone_table
 from .model_card import append_card_section
+from .onnx_static import CALIBRATION_LINES
 
 
 def onnx_kind(folder: Path) -> str | None:

@@ -29,9 +29,9 @@ from types import SimpleNamespace
 import numpy as np
 import torch
 
-from ..integrity import write_manifest
-from ..junctions import TextPlan
-from ..profile import HeadProfile
+from ..model.integrity import write_manifest
+from ..model.profile import HeadProfile
+from ..text.plan import TextPlan
 from .model_card import write_card as save_card
 from .selftrain import CHUNK, label_chunks, sample_lines, save_half
 from .student import soft_targets
@@ -163,7 +163,7 @@ def pca_embeddings(teacher_folder: Path, hidden: int) -> torch.Tensor:
 
 
 def train_student(config: DistillConfig, plans: list[TextPlan], teacher_profile: HeadProfile) -> tuple[Path, dict]:
-    from ..vocab import CharVocab
+    from ..text.vocab import CharVocab
     from .pretrain_io import save_model_folder
     from .student import make_examples, train_boundary_head
 
@@ -201,7 +201,7 @@ def evaluate(folder: str | Path, dev: list[str], sentences: int, threads: int | 
     student learns from the teacher."""
     from ..api import Segmenter
     from ..bench.evaluation import score
-    from ..corpus import read_gold
+    from .corpus import read_gold
 
     seg = Segmenter(folder, num_threads=threads, decode="threshold")
     results = {}
@@ -278,7 +278,7 @@ README). **Use this model for research.**
 
 def distill(config: DistillConfig, label: bool = True) -> Path | None:
     """Label (unless label=False: use the chunks on disk), then train, save and report one student."""
-    from ..model import read_profile
+    from ..model.folders import read_profile
 
     started = time.monotonic()
     teacher_folder = Path(config.teacher)

@@ -21,11 +21,17 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..attention import AttentionReader
-from ..profile import HeadProfile
-from ..windows import collate
+from ..model.attention import AttentionReader
+from ..model.profile import HeadProfile
+from ..text.windows import collate
 from .calibration import fit_logistic, fit_mixture
-from .head_measures import JunctionSample, all_heads, gold_junctions, junction_sample, segment_sample
+from .head_measures import (
+    JunctionSample,
+    all_heads,
+    gold_junctions,
+    junction_sample,
+    segment_sample,
+)
 from .ngrams import BranchingEntropy
 
 # Boundary probability at granularity 0 (fine), 0.5 (default) and 1 (coarse).
@@ -157,8 +163,8 @@ def calibrated_choice(folder, sentences: list[list[str]], source: str, max_heads
 
     from ..api import Segmenter
     from ..bench.evaluation import score
-    from ..levels import DEFAULT_STANDARD, STANDARDS
-    from ..model import load_encoder, read_profile, resolve_model_folder
+    from ..model.folders import load_encoder, read_profile, resolve_model_folder
+    from ..standards.levels import DEFAULT_STANDARD, STANDARDS
 
     folder = resolve_model_folder(folder)
     own = read_profile(folder)

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..corpus import boundary_labels
-from ..assembly import cut_ends, split_words
-from ..junctions import TextPlan, score_texts, stacked_scores
-from ..reader import HeadReader
-from ..vocab import CharVocab
-from ..windows import OVERLAP, WINDOW
+from ..model.reader import HeadReader
+from ..text.plan import TextPlan, score_texts, stacked_scores
+from ..text.vocab import CharVocab
+from ..text.windows import OVERLAP, WINDOW
+from ..words.assembly import cut_ends, split_words
+from .corpus import boundary_labels
 
 
 def auc(scores: np.ndarray, labels: np.ndarray) -> float:

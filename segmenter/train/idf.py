@@ -21,8 +21,8 @@ from itertools import islice
 from pathlib import Path
 
 from ..analyse.tfidf import is_keyword
-from ..corpus import iter_raw_lines
-from ..files import atomic_path
+from ..run.files import atomic_path
+from .corpus import iter_raw_lines
 
 
 def sample_lines(path: str | os.PathLike, every: int = 1, offsets: tuple[int, ...] = (0,), limit: int | None = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..files import write_text_atomic
+from ..run.files import write_text_atomic
 
 CARD_FILE = "MODEL_CARD.md"
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..decoding import WordDecoding
-from ..text import code_points, han_mask
-from ..hashindex import hash_step
-from ..wordstats import WordTable
+from ..text.runs import code_points, han_mask
+from ..words.decoding import WordDecoding
+from ..words.hashindex import hash_step
+from ..words.table import WordTable
 
 # A new string that the same Han character follows (or precedes) in this share of its occurrences
 # is a fragment and is not added. Dev, six files adapted to their own text: 0.7 to 0.9 within

@@ -20,8 +20,8 @@ from typing import Iterable
 
 import numpy as np
 
-from ..text import code_points, han_mask
-from ..ngram_counting import grouped_entropy
+from ..text.runs import code_points, han_mask
+from .ngram_counting import grouped_entropy
 
 
 class BranchingEntropy:

@@ -26,6 +26,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..arguments import resolve_device
+from ..model.profile import HeadProfile
+from ..text.vocab import CharVocab
 from . import pretrain_data as data
 from . import pretrain_io as io
 from .model_card import pretrain_card, write_card
@@ -53,9 +56,6 @@ from .pretrain_model import (
     resolve_precision,
     to_device,
 )
-from ..arguments import resolve_device
-from ..profile import HeadProfile
-from ..vocab import CharVocab
 
 logger = logging.getLogger(__name__)
 LOG_EVERY = 10  # steps between progress-bar updates (each one syncs the GPU once)
@@ -126,7 +126,7 @@ class Trainer:
     def _read_gold(self) -> list[list[str]]:
         if not self.sitting.eval_gold:
             return []
-        from ..corpus import read_gold
+        from .corpus import read_gold
 
         gold = Path(self.sitting.eval_gold).resolve()
         if str(gold) in self.config.corpus:
@@ -302,9 +302,9 @@ class Trainer:
         if not self.sitting.discover_heads:
             logger.info("no head profile yet (no --gold): %s", hint)
             return
-        from ..corpus import iter_raw_lines
+        from ..model.folders import load_encoder
+        from .corpus import iter_raw_lines
         from .head_discovery import discover_unsupervised
-        from ..model import load_encoder
 
         started = time.time()
         texts = [line for _, line in zip(range(DISCOVERY_LINES), iter_raw_lines(self.config.corpus))]

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import torch
 
+from ..text.vocab import SPECIAL_TOKENS
+from ..text.windows import padded_length
 from . import pretrain_io as io
-from ..windows import padded_length
-from ..vocab import SPECIAL_TOKENS
 
 logger = logging.getLogger(__name__)
 

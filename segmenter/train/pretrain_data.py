@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..corpus import iter_raw_lines
-from ..lines import chunked
-from ..text import make_windows
-from ..vocab import SPECIAL_TOKENS, CharVocab
-from ..windows import collate_flat, padded_length
+from ..run.lines import chunked
+from ..text.runs import make_windows
+from ..text.vocab import SPECIAL_TOKENS, CharVocab
+from ..text.windows import collate_flat, padded_length
+from .corpus import iter_raw_lines
 
 logger = logging.getLogger(__name__)
 

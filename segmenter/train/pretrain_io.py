@@ -22,9 +22,9 @@ from pathlib import Path
 
 import torch
 
-from ..files import atomic_path, write_text_atomic
-from ..profile import PROFILE_FILE, HeadProfile
-from ..vocab import CharVocab
+from ..model.profile import PROFILE_FILE, HeadProfile
+from ..run.files import atomic_path, write_text_atomic
+from ..text.vocab import CharVocab
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,9 @@ MODEL_FILES = ("config.json", "model.safetensors", "vocab.txt", "tokenizer_confi
 
 def save_model_folder(folder: Path, encoder, vocab: CharVocab, profile: HeadProfile | None) -> None:
     """config.json + model.safetensors (BertModel, no pooler) + vocabulary (+ head profile)."""
-    from ..model import _quiet_transformers  # no "Writing model shards" bar at every checkpoint
+    from ..model.folders import (
+        _quiet_transformers,  # no "Writing model shards" bar at every checkpoint
+    )
 
     folder.mkdir(parents=True, exist_ok=True)
     with _quiet_transformers():

@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..profile import HeadProfile
+from ..model.profile import HeadProfile
 
 
 def bert_config(

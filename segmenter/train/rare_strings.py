@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..decoding import WordDecoding
-from ..wordstats import WordTable
+from ..words.decoding import WordDecoding
+from ..words.table import WordTable
 from .new_strings import without_phrases_and_fragments
 
 RARE_COUNT = 5

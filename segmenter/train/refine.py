@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..levels import standard_named
-from ..model import read_profile, resolve_model_folder
+from ..model.folders import read_profile, resolve_model_folder
+from ..standards.levels import standard_named
 from .derived import onnx_kind, write_derived_folder
 
 logger = logging.getLogger(__name__)
@@ -124,7 +124,7 @@ def refine(config: RefineConfig, threads: int | None = None) -> dict:
     from transformers import BertModel
 
     from ..api import Segmenter
-    from ..vocab import CharVocab
+    from ..text.vocab import CharVocab
     from .selftrain import sample_lines
     from .student import make_examples, train_boundary_head
 

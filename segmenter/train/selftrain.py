@@ -34,19 +34,26 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..corpus import iter_raw_lines, read_gold
-from ..files import atomic_path, write_text_atomic
-from ..junctions import TextPlan, score_texts, stacked_scores
-from ..lines import line_pieces
-from ..model import load_encoder
-from ..profile import HeadProfile
-from ..reader import HeadReader
-from ..windows import OVERLAP, WINDOW, clamp_window
+from ..model.folders import load_encoder
+from ..model.profile import HeadProfile
+from ..model.reader import HeadReader
+from ..run.files import atomic_path, write_text_atomic
+from ..run.lines import line_pieces
+from ..text.plan import TextPlan, score_texts, stacked_scores
+from ..text.windows import OVERLAP, WINDOW, clamp_window
+from .corpus import iter_raw_lines, read_gold
 from .head_measures import JunctionSample, all_heads, auc, gold_junctions, word_f1
 from .model_card import selftrain_card, write_card
 from .ngrams import BranchingEntropy
 from .student import make_examples, train_boundary_head
-from .teacher import JunctionTable, Teacher, confident_targets, decode_words, fit_calibrated, fit_unsupervised
+from .teacher import (
+    JunctionTable,
+    Teacher,
+    confident_targets,
+    decode_words,
+    fit_calibrated,
+    fit_unsupervised,
+)
 
 logger = logging.getLogger(__name__)
 CHUNK = 500  # lines per label file

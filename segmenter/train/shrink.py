@@ -82,7 +82,7 @@ def train_shrunk(config, plans, teacher_profile) -> tuple[Path, dict]:
     the teacher's was (or int8 with config.int8)."""
     from transformers import BertModel
 
-    from ..vocab import CharVocab
+    from ..text.vocab import CharVocab
     from .derived import onnx_kind, write_derived_folder
     from .student import make_examples, soft_targets, train_boundary_head
 

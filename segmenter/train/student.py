@@ -15,16 +15,17 @@ import math
 import random
 import time
 from dataclasses import dataclass
+
 import numpy as np
 import torch
 
-from ..attention import AttentionReader
-from ..junctions import TextPlan
-from ..reader import progress_enabled
-from ..scores import boundary_scores
-from ..text import make_windows
-from ..vocab import CharVocab
-from ..windows import collate as collate_windows
+from ..model.attention import AttentionReader
+from ..model.reader import progress_enabled
+from ..model.scores import boundary_scores
+from ..text.plan import TextPlan
+from ..text.runs import make_windows
+from ..text.vocab import CharVocab
+from ..text.windows import collate as collate_windows
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decoding import WordDecoding, best_words
-from ..junctions import TextPlan
+from ..text.plan import TextPlan
+from ..words.decoding import WordDecoding, best_words
 from .calibration import LinearScore, Mixture, fit_logistic, fit_mixture
 from .ngrams import BranchingEntropy
 

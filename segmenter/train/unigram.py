@@ -27,9 +27,10 @@ from typing import Iterable
 
 import numpy as np
 
-from ..text import HAN_SPAN_RE, code_points
-from ..hashindex import find_keys, hash_step
-from ..wordstats import UNIGRAM_FLOOR as FLOOR_COUNT, WordTable
+from ..text.runs import HAN_SPAN_RE, code_points
+from ..words.hashindex import find_keys, hash_step
+from ..words.table import UNIGRAM_FLOOR as FLOOR_COUNT
+from ..words.table import WordTable
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""plan → scores: model folders, head profiles, engines, reading attention."""

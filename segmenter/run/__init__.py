@@ -1,0 +1,1 @@
+"""running: cores, threads, helper processes, lines and files."""

@@ -1,0 +1,1 @@
+"""words → standards: how a standard writes words (levels, conventions, their rules)."""

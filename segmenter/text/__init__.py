@@ -1,0 +1,1 @@
+"""text → plan: runs, vocabulary, windows, the batch layout."""

@@ -1,0 +1,134 @@
+"""What the rules of rules.py run over: a batch of texts joined into one (`Texts`), and the helpers
+the rules draw on.
+
+A rule (a convention: number_rules.py, word_rules.py) takes (texts, ends, conventions, setting,
+word_table) and returns the ends. `ends` is a sorted int64 array of word ends in the joined text, so
+one regex pass and one word-table lookup serve a whole batch. The helpers: which code points are
+among a character list (is_among, among_sorted: one binary search, not np.isin's sorts, which a
+one-sentence `lcut` would pay a dozen times), adding and dropping sorted ends (with_ends,
+without_ends), where words start (word_starts, starts_word), and a rule's first test of a text
+before numpy (any_of).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from .runs import Run, code_points
+
+# Between two texts of a batch: no character list of a rule may hold it (conventions.py checks), so
+# no regex, run or word of a rule reaches across it. Two characters: the one mark that takes the
+# character after it (a ZWJ ending a text, text.attached_end) takes the first, never the next text;
+# word ends inside a separator or at its end are not any text's (Texts.split drops them).
+SEPARATOR = "\n\n"
+
+
+class Texts:
+    """Texts joined by SEPARATOR, with their runs (text.py, each in its own text's offsets): what
+    the conventions run over. A batch's word ends are the sorted ends in the joined `text`: each
+    text's own, shifted by its start, and the end of each separator."""
+
+    __slots__ = ("_codes", "lengths", "runs", "starts", "text")
+
+    def __init__(self, texts: list[str], runs: list[list[Run]]):
+        self.text = SEPARATOR.join(texts)
+        self.runs = runs
+        self.lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        self.starts = np.cumsum(self.lengths + len(SEPARATOR)) - self.lengths - len(SEPARATOR)  # (n,) in `text`
+        self._codes = None
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Code points of `text` (text.code_points), computed once."""
+        if self._codes is None:
+            self._codes = code_points(self.text)
+        return self._codes
+
+    def text_at(self, positions) -> np.ndarray:
+        """Index of the text that holds each character offset (of a text, not of a separator)."""
+        return np.searchsorted(self.starts, positions, side="right") - 1
+
+    def having(self, characters: str, then: str | None = None) -> list[int]:
+        """The texts that hold one of `characters` (followed at once by one of `then`), in order."""
+        if not characters or not any_of(characters).search(self.text):  # most texts hold no digit: no numpy
+            return []
+        hit = is_among(self.codes, characters)
+        if then is not None:
+            hit = hit[:-1] & is_among(self.codes[1:], then)
+        return np.unique(self.text_at(np.flatnonzero(hit))).tolist()
+
+    def join(self, ends: list[np.ndarray]) -> np.ndarray:
+        """Each text's sorted word ends -> the batch's."""
+        sizes = np.fromiter(map(len, ends), dtype=np.int64, count=len(ends))
+        joined = np.concatenate([np.zeros(0, np.int64), *ends]).astype(np.int64) + np.repeat(self.starts, sizes)
+        return np.sort(np.concatenate([joined, self.starts[1:]]))
+
+    def owners(self, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the ends of texts, the text of each): ends inside or at the end of a separator are dropped."""
+        owner = np.searchsorted(self.starts, ends, side="left") - 1
+        keep = ends - self.starts[owner] <= self.lengths[owner]
+        return ends[keep], owner[keep]
+
+    def split(self, ends: np.ndarray) -> list[np.ndarray]:
+        """The batch's word ends -> each text's, in its own offsets (Texts.join undone)."""
+        ends, owner = self.owners(ends)
+        return np.split(ends - self.starts[owner], np.cumsum(np.bincount(owner, minlength=len(self)))[:-1])
+
+
+def is_among(codes: np.ndarray, characters: str) -> np.ndarray:
+    """Which code points are among `characters`."""
+    return among_sorted(codes, codes_of(characters))
+
+
+def among_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """np.isin(values, members) for sorted unique `members`: one search, no sort. A rule asks this
+    of a sentence's few hundred code points a dozen times a call, where np.isin's sorting of both
+    arrays cost more than the rest of the rule (a sixth of a one-sentence `lcut`)."""
+    if not len(members):
+        return np.zeros(np.shape(values), dtype=bool)
+    return members[np.minimum(np.searchsorted(members, values), len(members) - 1)] == values
+
+
+def with_ends(ends: np.ndarray, add) -> np.ndarray:
+    """np.union1d(ends, add) for sorted unique `ends`: a search for each of `add`, no sort of all ends."""
+    add = np.unique(np.asarray(add, dtype=np.int64))
+    slot = np.searchsorted(ends, add)
+    new = slot == len(ends)
+    new[~new] = ends[slot[~new]] != add[~new]
+    return np.insert(ends, slot[new], add[new])
+
+
+def without_ends(ends: np.ndarray, drop) -> np.ndarray:
+    """np.setdiff1d(ends, drop) for sorted unique `ends`."""
+    drop = np.asarray(drop, dtype=np.int64)
+    slot = np.searchsorted(ends, drop)
+    found = slot < len(ends)
+    found[found] = ends[slot[found]] == drop[found]
+    return np.delete(ends, slot[found])
+
+
+def word_starts(ends: np.ndarray) -> np.ndarray:
+    return np.concatenate([np.zeros(1, np.int64), ends[:-1]])
+
+
+def starts_word(at: np.ndarray, ends: np.ndarray, texts: Texts) -> np.ndarray:
+    """Whether each offset of `at` (in texts.text) starts a word: a word ends right before it, or
+    a text starts there."""
+    return among_sorted(at, ends) | among_sorted(at, texts.starts)  # both sorted and unique
+
+
+@lru_cache(maxsize=16)
+def any_of(characters: str) -> re.Pattern:
+    """A pattern that finds any of `characters`: a rule's first test of a text, before numpy."""
+    return re.compile(f"[{re.escape(characters)}]")
+
+
+@lru_cache(maxsize=32)
+def codes_of(characters: str) -> np.ndarray:
+    """The code points of `characters`, sorted and unique (among_sorted's members)."""
+    return np.unique(code_points(characters))

@@ -1,0 +1,177 @@
+"""Junctions: the places between two Han characters where only the model can decide.
+
+A text becomes a `TextPlan`: its runs (text.py), its model sequence (every non-space
+character: punctuation, digits and Latin letters are context the model reads, even though
+their own boundaries come from rules) and the junctions inside Han runs. `score_texts` (the
+one scoring entry: Segmenter.score_texts, head discovery, self-training and the benchmark all
+use it) cuts the model sequences into windows (whole sentences of one line where they fit,
+else overlapping: text.sentence_windows), encodes only the windows that hold a junction, and
+gathers the per-head scores of every junction from the window that keeps it.
+"""
+from __future__ import annotations
+
+from operator import itemgetter
+
+import numpy as np
+
+from ..model.reader import WindowReader, progress_enabled
+from .runs import (
+    HAN_SPAN_RE,
+    LINE_BREAKS,
+    SENTENCE_END_RE,
+    is_plain,
+    sentence_windows,
+    split_runs,
+)
+from .windows import OVERLAP, WINDOW, clamp_window
+
+EMPTY = np.zeros(0, dtype=np.int64)  # no positions, no junctions: one read-only array for every such plan
+EMPTY.setflags(write=False)
+_KIND = itemgetter(0)  # a text.Run's kind
+
+
+class TextPlan:
+    """What one text needs from the model: its runs, its model sequence, its Han junctions."""
+
+    __slots__ = ("text", "runs", "positions", "junctions", "scores")
+
+    def __init__(self, text: str):
+        self.text = text
+        plain = is_plain(text)  # split_runs and the Han runs below both ask
+        self.runs = runs = split_runs(text, plain)
+        self.scores: np.ndarray | None = None  # (K, len(junctions)) once read
+        # A junction q (cut between model inputs q and q+1) between two Han characters needs
+        # the model. A Han run may end in marks that belong to its last character (an accent,
+        # a variation selector U+E0100…, a ZWJ): only the junctions between its leading Han
+        # characters count, so that no word starts with a mark. A text of plain characters
+        # (text.is_plain) has no marks: its Han runs end where their Han characters do.
+        han = [(r.start, r.end if plain else HAN_SPAN_RE.match(text, r.start).end()) for r in runs if r.kind == "han"]
+        if "space" not in map(_KIND, runs):  # every character is a model input: q = its index
+            self.positions = np.arange(len(text), dtype=np.int64)
+            junctions = [q for start, end in han for q in range(start, end - 1)]
+            self.junctions = np.array(junctions, dtype=np.int64) if junctions else EMPTY
+            return
+        # positions[q] = index in `text` of the q-th non-space character (the model's q-th input).
+        spans = [(r.start, r.end) for r in runs if r.kind != "space"]
+        self.positions = np.concatenate([np.arange(*span, dtype=np.int64) for span in spans] or [EMPTY])
+        index_of = np.full(len(text) + 1, -1, dtype=np.int64)
+        index_of[self.positions] = np.arange(len(self.positions))
+        junctions = [np.arange(index_of[start], index_of[end - 1]) for start, end in han if end - start > 1]
+        self.junctions = np.concatenate(junctions) if junctions else EMPTY
+
+    @property
+    def spaceless(self) -> bool:
+        """Every character is a model input: input q is text[q], and the model sequence is the text."""
+        return len(self.positions) == len(self.text)
+
+
+_LINE_BREAKS = frozenset(LINE_BREAKS)  # a space run holding one of these starts a new line
+
+
+def line_starts(plan: TextPlan) -> list[int]:
+    """The model inputs that start a line after the first, ascending (inputs: non-space characters)."""
+    if plan.spaceless:  # no space run, no line break
+        return []
+    breaks = [r.end for r in plan.runs if r.kind == "space" and not _LINE_BREAKS.isdisjoint(plan.text[r.start : r.end])]
+    if not breaks:
+        return []
+    starts = np.searchsorted(plan.positions, breaks).tolist()  # the first input at or after each break
+    return sorted({q for q in starts if 0 < q < len(plan.positions)})
+
+
+def score_texts(
+    reader: WindowReader, texts: list[str], window: int = WINDOW, overlap: int = OVERLAP, batch_size: int = 64,
+    show_progress=False
+) -> list[TextPlan]:
+    """Texts -> their TextPlans with plan.scores, (K heads of the reader, len(plan.junctions))."""
+    plans = [TextPlan(text) for text in texts]
+    read_junction_scores(reader, plans, window, overlap, batch_size, show_progress)
+    return plans
+
+
+def stacked_scores(plans: list[TextPlan], heads: int) -> np.ndarray:
+    """The scores of all plans side by side: (heads, total junctions), in plan order."""
+    return np.concatenate([p.scores for p in plans], axis=1) if plans else np.zeros((heads, 0), dtype=np.float32)
+
+
+def read_junction_scores(
+    reader: WindowReader, plans: list[TextPlan], window: int, overlap: int, batch_size: int, show_progress=None
+) -> None:
+    """Fill plan.scores, (K, len(plan.junctions)), for every plan; windows batch across texts."""
+    window, overlap = clamp_window(window, overlap, reader.max_positions)
+    heads = len(reader.heads)
+    todo = [plan for plan in plans if len(plan.junctions)]
+    for plan in plans:
+        if not len(plan.junctions):
+            plan.scores = np.zeros((heads, 0), dtype=np.float32)
+    if not todo:
+        return
+    # The model sequences of the batch side by side, encoded at once: ids[base[p] + q] is plan p's q-th input.
+    sequences = [plan.text if plan.spaceless
+                 else "".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space") for plan in todo]
+    lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(todo))
+    base = np.cumsum(lengths) - lengths
+    ids = reader.vocab.encode("".join(sequences))
+    # One window a plan (most sentences fit: it keeps every junction), except for the long ones
+    # and those of several lines: a window never holds two lines (the model sequence leaves the
+    # line break out, so one window would read the end of a line run on into the next), and a
+    # text's words are those of its lines segmented one by one.
+    per_plan = np.array([len(plan.junctions) for plan in todo], dtype=np.int64)
+    # Per window: its plan, where it starts in `ids`, its size, the first junction it keeps, how many.
+    owner, starts, sizes = np.arange(len(todo)), base.copy(), lengths.copy()
+    first, kept = np.zeros(len(todo), dtype=np.int64), per_plan.copy()
+    lines = [line_starts(plan) for plan in todo]
+    several = [p for p in range(len(todo)) if lengths[p] > window or lines[p]]
+    if several:
+        # Windows end at sentence ends where they can (no overlap there: fewer tokens), else overlap.
+        parts = []  # (plan, window start in its sequence, size, first junction kept, junctions kept)
+        for p in several:
+            for a, b in zip([0, *lines[p]], [*lines[p], int(lengths[p])]):  # each line's inputs [a, b)
+                breaks = [m.end() - a for m in SENTENCE_END_RE.finditer(sequences[p], a, b)]
+                for w in sentence_windows(b - a, window, overlap, breaks):
+                    lo, hi = np.searchsorted(todo[p].junctions, [a + w.keep_start, a + w.keep_end]).tolist()
+                    if hi > lo:
+                        parts.append((p, a + w.start, w.end - w.start, lo, hi - lo))
+        short = np.setdiff1d(np.arange(len(todo)), several)
+        p, offset, size, lo, count = (np.array(column, dtype=np.int64) for column in zip(*parts))
+        owner, first = np.concatenate([short, p]), np.concatenate([first[short], lo])
+        order = np.lexsort((first, owner))  # plan by plan, its windows in order: their junctions in order
+        owner, first = owner[order], first[order]
+        starts = np.concatenate([starts[short], base[p] + offset])[order]
+        sizes = np.concatenate([sizes[short], size])[order]
+        kept = np.concatenate([kept[short], count])[order]
+    windows = [ids[a:b] for a, b in zip(starts.tolist(), (starts + sizes).tolist())]
+    progress = None
+    if progress_enabled(show_progress):
+        from tqdm.auto import tqdm
+
+        progress = tqdm(total=int(sizes.sum()), unit="char", desc="segmenting", leave=False)
+    try:
+        results = reader.read(windows, batch_size, progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    # Window w's scores are columns column[w] ... column[w] + sizes[w] - 2 of `read`'s, side by
+    # side; the junction q of its plan (between inputs q and q + 1) is column[w] + q - its offset.
+    column = np.cumsum(sizes - 1) - (sizes - 1)
+    plan_first = np.cumsum(per_plan) - per_plan  # where each plan's junctions start in `junctions`
+    junctions = np.concatenate([plan.junctions for plan in todo])
+    # Every junction is kept by one window, and the windows go plan by plan, in order: their
+    # kept junctions, one after the other, are the plans' junctions in plan order.
+    kept_junctions = junctions[np.repeat(plan_first[owner] + first, kept) + ranks_in_groups(kept)]
+    where = np.repeat(column - (starts - base[owner]), kept) + kept_junctions
+    gathered = np.concatenate(results, axis=1)[:, where].astype(np.float32, copy=False)
+    for plan, a, b in zip(todo, plan_first.tolist(), (plan_first + per_plan).tolist()):
+        plan.scores = gathered[:, a:b]
+
+
+def ranks_in_groups(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ..., sizes[0] - 1, 0, 1, ..., sizes[1] - 1, ...: each item's rank within its group
+    of consecutive items (groups of `sizes` items, in order)."""
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+
+
+def run_characters(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every character of runs of `sizes` characters, in order: its run and its index inside it."""
+    run_of = np.repeat(np.arange(len(sizes)), sizes)
+    return run_of, ranks_in_groups(sizes)

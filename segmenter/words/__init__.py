@@ -1,0 +1,1 @@
+"""scores → words: the word decoder and its joins, the word table, the user dictionary, assembly."""

@@ -1,0 +1,157 @@
+"""Word assembly: the heads' scores of texts -> their words, one explicit stage after another.
+
+    plan.scores (K, J)  -- junction_margins: profile.combine, minus the level's threshold -->  margins (J,)
+    margins             -- decide_cuts: the word decoder (decoding.py) or margin > 0 ------>  cuts (J,) bool
+    cuts                -- cut_ends: every run ends a word, and every cut junction -------->  ends
+    ends                -- conventions.apply_to_texts: the level's rules ------------------>  ends
+    ends, margins       -- UserDictionary.apply: its words whole, overlaps by the margins ->  ends
+    ends                -- tokens ---------------------------------------------------------->  [(word, start, end)]
+
+J is the number of junctions of a plan (junctions.py: the places between two Han characters);
+`ends` are sorted end offsets into plan.text, the last one len(text), so the words always tile
+the text. Up to the user dictionary, a batch's ends are those of its texts joined (rule_texts.Texts):
+each stage runs once over the batch, not once a text. The level (levels.Level) carries
+everything that depends on the granularity. Each stage is a function of its input alone:
+benchmarks and training that make cuts of their own (an oracle, an ablation row) enter at
+`words_from_cuts`.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..model.profile import HeadProfile
+from ..standards.conventions import Conventions, apply_to_texts
+from ..standards.levels import Level, Rules
+from ..text.batch import Texts
+from ..text.plan import TextPlan
+from .decoding import cut_junctions_batch
+from .dictionary import UserDictionary
+from .table import WordTable
+
+
+class Token(NamedTuple):
+    word: str
+    start: int
+    end: int
+
+
+def junction_margins(plans: list[TextPlan], profile: HeadProfile, level: Level) -> list[np.ndarray]:
+    """(J,) combined head score of each junction minus the level's threshold: > 0 leans to a cut."""
+    return [profile.combine(plan.scores) - level.threshold if len(plan.junctions) else np.zeros(0, np.float32)
+            for plan in plans]
+
+
+def decide_cuts(plans: list[TextPlan], margins: list[np.ndarray], level: Level,
+                word_table: WordTable | None) -> list[np.ndarray]:
+    """(J,) bool per plan: cut this junction? With a word table and the level's decoder options,
+    whole words by dynamic programming over all plans at once (decoding.py); else margin > 0."""
+    if word_table is None or level.decoding is None:
+        return [m > 0 for m in margins]
+    return cut_junctions_batch(plans, margins, word_table, level.decoding)
+
+
+def cut_ends(plan: TextPlan, cuts: np.ndarray) -> np.ndarray:
+    """Sorted word end offsets: the end of every run (text.py's rules), and the character after
+    every cut junction."""
+    return cut_ends_of(texts_of([plan]), [plan], [cuts])
+
+
+def texts_of(plans: list[TextPlan]) -> Texts:
+    return Texts([plan.text for plan in plans], [plan.runs for plan in plans])
+
+
+def cut_ends_of(texts: Texts, plans: list[TextPlan], cuts: list[np.ndarray]) -> np.ndarray:
+    """cut_ends of each plan at once: the batch's word ends in texts.text (rule_texts.Texts)."""
+    starts = texts.starts.tolist()
+    run_ends = [start + run.end for start, plan in zip(starts, plans) for run in plan.runs]
+    cut = [plan.positions[plan.junctions[c]] if len(plan.junctions) else _NO_ENDS for plan, c in zip(plans, cuts)]
+    offsets = np.repeat(texts.starts, np.fromiter(map(len, cut), dtype=np.int64, count=len(cut)))
+    edge = np.zeros(len(texts.text) + 1, dtype=bool)  # marks, not a sort: the ends are offsets into the text
+    edge[run_ends] = edge[texts.starts[1:]] = True
+    edge[np.concatenate([_NO_ENDS, *cut]) + 1 + offsets] = True
+    return np.flatnonzero(edge)
+
+
+_NO_ENDS = np.zeros(0, dtype=np.int64)
+
+
+def boundary_scores(plan: TextPlan, margins: np.ndarray) -> np.ndarray:
+    """(len(text) + 1,) strength of a word edge at each offset, what the user dictionary settles
+    overlaps with: +inf at run edges (always a boundary), the junction's margin between two Han
+    characters, NaN inside a run (never a boundary)."""
+    scores = np.full(len(plan.text) + 1, np.nan)
+    scores[[0] + [run.end for run in plan.runs]] = np.inf
+    if len(plan.junctions):
+        scores[plan.positions[plan.junctions] + 1] = margins
+    return scores
+
+
+def tokens(text: str, ends: np.ndarray) -> list[Token]:
+    """(word, start, end) of each word, from the sorted end offsets."""
+    starts = [0, *ends[:-1].tolist()]
+    return [Token(text[start:end], start, end) for start, end in zip(starts, ends.tolist())]
+
+
+def tokens_of(texts: Texts, ends: np.ndarray, words_only: bool = False) -> list[list[Token]] | list[list[str]]:
+    """The tokens of each text, from the batch's word ends (rule_texts.Texts): one pass over all words.
+    words_only: the words alone (segment_batch's answer, without a Token per word)."""
+    ends, owner = texts.owners(ends)
+    offset = texts.starts[owner]
+    begin = np.maximum(np.concatenate([np.zeros(1, np.int64), ends[:-1]]), offset)  # a text's first word: its start
+    text = texts.text
+    words = [text[start:end] for start, end in zip(begin.tolist(), ends.tolist())]
+    flat = words if words_only else list(map(Token, words, (begin - offset).tolist(), (ends - offset).tolist()))
+    bounds = np.cumsum(np.bincount(owner, minlength=len(texts))).tolist()
+    return [flat[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
+
+
+def split_words(text: str, ends: np.ndarray) -> list[str]:
+    return [token.word for token in tokens(text, ends)]
+
+
+def words_from_cuts(
+    plans: list[TextPlan],
+    cuts: list[np.ndarray],
+    rules: Rules | None = None,
+    *,
+    conventions: Conventions | None = None,
+    word_table: WordTable | None = None,
+    dictionary: UserDictionary | None = None,
+    margins: list[np.ndarray] | None = None,
+    words_only: bool = False,
+) -> list[list[Token]] | list[list[str]]:
+    """The stages after the cut decisions: run ends and cuts, the conventions of `rules` (None:
+    none), the user dictionary (its overlaps settled by `margins`; None: by length and position).
+    Each stage but the user dictionary runs once over the batch (rule_texts.Texts). words_only: words,
+    not tokens."""
+    texts = texts_of(plans)
+    ends = cut_ends_of(texts, plans, cuts)
+    if conventions is not None and rules is not None:
+        ends = apply_to_texts(texts, ends, conventions, rules, word_table)
+    if dictionary is None or not len(dictionary):
+        return tokens_of(texts, ends, words_only)
+    batch = []
+    for i, (plan, own) in enumerate(zip(plans, texts.split(ends))):
+        margin = margins[i] if margins is not None else np.zeros(len(plan.junctions))
+        found = tokens(plan.text, dictionary.apply(plan.text, own, boundary_scores(plan, margin)))
+        batch.append([token.word for token in found] if words_only else found)
+    return batch
+
+
+def assemble(
+    plans: list[TextPlan],
+    profile: HeadProfile,
+    level: Level,
+    *,
+    word_table: WordTable | None = None,
+    conventions: Conventions | None = None,
+    dictionary: UserDictionary | None = None,
+    words_only: bool = False,
+) -> list[list[Token]] | list[list[str]]:
+    """Tokens (words_only: words) of each scored plan (plan.scores set by junctions.score_texts) at one level."""
+    margins = junction_margins(plans, profile, level)
+    cuts = decide_cuts(plans, margins, level, word_table)
+    return words_from_cuts(plans, cuts, level.rules, conventions=conventions, word_table=word_table,
+                           dictionary=dictionary, margins=margins, words_only=words_only)

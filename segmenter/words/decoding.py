@@ -1,0 +1,304 @@
+"""Word-level decoding: choose whole words, not junctions one at a time.
+
+Cutting where a junction's score is above a threshold decides every junction alone, so a
+three-character word survives only if both of its inner junctions score low, and the shipped
+model's head cuts most of them. Here each Han run is segmented by dynamic programming
+(a semi-Markov / Viterbi decoder) into the words w that maximize
+
+    sum over cut junctions k of   beta * clip(s_k)            (s: the heads' score minus the threshold)
+  + sum over words w of           alpha * A(w) * len(w)       (A: autonomy from raw text, wordstats.py)
+                                + bonus  if len(w) >= 3 and A(w) >= bonus_from
+                                + gamma * log p(w)          (p: the table's unigram word model)
+
+A string the word table does not hold (never seen in the raw text, pruned, or longer than its
+max_n) gets `unseen` in place of A; single characters are neutral (A = 0) when unseen. With
+alpha = 0, gamma = 0, no bonus and no joins this cuts exactly where s > 0, the threshold decoder.
+
+Why these terms (benchmarks/ablation.py): autonomy alone (the self-training teacher's
+decoder) prefers the pieces of a compound — 负责|人, 联合|国 — because a frequent
+two-character word is more autonomous than the whole; a small alpha lets it fix the heads'
+one- and two-character mistakes. The unigram term says what autonomy cannot: how often the
+raw text uses a string *as a word* (fitted by EM over all segmentations of the raw text,
+train/unigram.py). 主义 is autonomous, but most of its occurrences are inside 社会主义, so its
+probability is far below what its raw count gives it; the term keeps units such as 联合国
+whole where the heads' inner cuts are weak (a strong inner cut still wins), which the bonus
+did before it. A table without the model leaves the term out.
+
+After the Viterbi, word_joins.py joins decoded words whose joined string the raw text rarely
+breaks (生产|总值 -> 生产总值, 其|中 -> 其中, 翻|山|越|岭): cut_junctions_batch runs them on its cuts.
+
+The decoder works on per-junction scores only, so it does not care how they were computed
+(torch, numpy, a distilled student): `cut_junctions(plan, combined, table, options)`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..arguments import is_finite_number
+from ..text.plan import TextPlan, run_characters
+from .joins import join_cohesive, join_long_words, join_units
+from .table import WordTable
+
+# join_cohesive passes at most (cut_junctions_batch). Six dev files, first 1,300 sentences, general:
+# 2 against 1, mean +0.0001 at the default and fine levels (17 words of 7,800 sentences differ at
+# the default: 人次 变电所 共和党 地下水 ...), coarse equal; a third pass changed nothing there.
+COHESIVE_PASSES = 2
+# best_words runs the Viterbi in Python for at most this many runs (a sentence's; a batch's groups of
+# a few long ones): ~0.8 us a character against ~6 us a lockstep step of numpy's path for any
+# number of runs (one run of 40 characters: 33 against 243 us; eight of 16: 106 against 126).
+FEW_RUNS = 4
+
+
+@dataclass(frozen=True)
+class WordDecoding:
+    """Weights of the word decoder. Chosen on dev files only; how, value by value: "How the
+    decoder's weights were chosen" in segmenter/models/default/MODEL_CARD.md."""
+
+    alpha: float = 0.2  # weight of word autonomy per character: small, it fixes the heads' 1-2 character mistakes
+    beta: float = 1.0  # weight of the heads' junction scores
+    clip: float = 8.0  # junction scores are clipped to [-clip, clip]: a very sure head is sure enough
+    unseen: float = -1.0  # autonomy given to strings of 2+ characters the table lacks
+    # Longest word considered (characters): a longer string the raw text repeats is nearly always
+    # a phrase (国内生产总值); numbers and dates that long come from the conventions.
+    max_len: int = 5
+    # Added to a word of 3+ characters whose autonomy is at least `bonus_from`: 0, the unigram
+    # term keeps 联合国-like units whole instead.
+    bonus: float = 0.0
+    bonus_from: float = 3.0
+    gamma: float = 0.2  # weight of the unigram model's log p(w) per word (a table without one: no term)
+    # Cohesive pairs (join_cohesive): two decoded words join into one of 3 / 4 characters when
+    # the raw text rarely has the two-character part(s) without the rest. None: never.
+    join3: float | None = 0.7  # 2+1 or 1+2: count(word) / count(its two-character part)
+    # 2+1 also joins where the unigram model's log p(word) - log p(2) - log p(1) >= join3_logp
+    # (世界|杯: MSR writes such words whole, PKU splits many). None: never, the default; the
+    # standards set it (rules.TABLE's join3_logp row).
+    join3_logp: float | None = None
+    join4: float | None = 0.5  # 2+2: the larger of count(word) / count(half)
+    join_min_count: int = 10  # the joined word must have been seen this often
+    # Two decoded words of 2+ characters each, 5+ together (中华人民|共和国, longer than max_len):
+    # they join when the string of up to three characters either side of their junction is a share
+    # >= join_long of the occurrences of each side (join_long_words). None: never.
+    join_long: float | None = None  # the standards set it (rules.TABLE's join_long row)
+    # 1+1 (其|中, 为|了, 以|上): count(word) / the larger count of its two characters, and only
+    # where the heads' score of the junction (threshold subtracted) is below join2_below: 他|说
+    # is as cohesive, and the head is sure of that cut.
+    join2: float | None = 0.015
+    join2_below: float = 3.0
+    # ... and also 1+1 where the unigram model has the pair e**join2_logp times likelier as one word
+    # than as its two characters and the heads' score is below join2_logp_below (对|方 之|一: the
+    # heads cut after a character that is mostly a word of its own). Conventions split the
+    # function-word pairs this joins again (就是 -> 就|是, word_rules.split_function_words). None: never.
+    join2_logp: float | None = 5.0
+    join2_logp_below: float = 5.0
+    # Four-character units the decoder left in pieces with a single character among them
+    # (翻|山|越|岭, 自|力|更生, 鄂尔多|斯; join_units): they join when the four characters are a
+    # share >= join_units of the occurrences of their most frequent inner two characters and
+    # their autonomy is at least units_from. None: never.
+    join_units: float | None = 0.3
+    units_from: float = 2.0
+    # ... seen this often (below join_min_count: the table's rare rows, 塞翁失马 seen 6 times). An
+    # inner pair the table lacks counts as seen min_count - 1 times, the most it can have been:
+    # 塞翁, 翁失 and 失马 occur only inside 塞翁失马, so the four are most of their occurrences.
+    units_min_count: int = 5
+    # ... and also where the unigram model has the four characters e**units_logp times likelier
+    # as one word than as the decoder's pieces, their autonomy is at least units_logp_from, and
+    # none of the four is a single-character word as common as e**units_common (的 在 和 是 了 年
+    # 月 与 中: those make phrases, 的|基础|上, not idioms: 迄今|为|止, 鲜|为|人|知). None: never.
+    units_logp: float | None = 12.0
+    units_logp_from: float = 3.0
+    units_common: float = -6.0
+
+    def __post_init__(self):
+        for name in ("max_len", "units_min_count"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {getattr(self, name)!r}")
+        for name in ("alpha", "beta", "clip", "unseen", "bonus", "bonus_from", "join2_below", "join2_logp_below",
+                     "units_from", "gamma", "units_logp_from", "units_common"):
+            if not is_finite_number(getattr(self, name)):
+                raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
+        for name in ("join2_logp", "join3_logp", "units_logp"):
+            if getattr(self, name) is not None and not is_finite_number(getattr(self, name)):
+                raise ValueError(f"{name} must be a finite number or None (never join), got {getattr(self, name)!r}")
+        for name in ("join2", "join3", "join4", "join_units", "join_long"):
+            value = getattr(self, name)
+            if value is not None and not (is_finite_number(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number or None (never join), got {value!r}")
+
+    def word_values(self, autonomy: np.ndarray, room: np.ndarray, logp: np.ndarray | None = None) -> np.ndarray:
+        """(..., L) autonomy of the words starting at a character (NaN = unknown), (...)
+        characters left in its run from there, and (..., L) their unigram log p (None: no
+        model) -> (..., L) value of each candidate word."""
+        max_len = autonomy.shape[-1]
+        known = np.where(np.isnan(autonomy), self.unseen, autonomy)
+        known[..., 0] = np.nan_to_num(autonomy[..., 0], nan=0.0)  # unknown single characters: neutral
+        lengths = np.arange(1, max_len + 1, dtype=np.float64)
+        values = self.alpha * known * lengths
+        if self.bonus:  # NaN >= x is False: unknown strings get no bonus
+            values += np.where((lengths >= 3) & (autonomy >= self.bonus_from), self.bonus, 0.0)
+        if logp is not None and self.gamma:
+            values += self.gamma * logp
+        values[lengths > room[..., None]] = -np.inf  # a word may not run past the end of its run
+        return values
+
+
+def best_words(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Viterbi over word ends for R runs at once (in lockstep over character positions).
+
+    gains:  (R, N) weighted junction score gained by a word ending after character k
+            (0 for the run's last character);
+    values: (R, N, L) value of the word starting at k of length l+1 (-inf where impossible);
+    sizes:  (R,) characters of each run (N = max(sizes)).
+    Returns (R, N) bool: True where a word ends after character k (before the run's end).
+    """
+    runs, n, max_len = values.shape
+    if runs <= FEW_RUNS:
+        return _best_words_few(gains, values, sizes)
+    # ending[:, e, l]: the value of the word of l + 1 characters whose last is character e (it
+    # starts at e - l; where that is before the run, any value: its start's best is -inf below).
+    last = np.arange(n)[:, None]
+    ending = values[:, np.maximum(last - np.arange(max_len), 0), np.arange(max_len)]  # (R, N, L)
+    # best[:, max_len + p]: the best value of the run's first p characters as words; the max_len
+    # columns of -inf before p = 0 make the starts of the words ending at `end` one reversed
+    # slice, lengths 1, 2, ... in order (the same candidates, and ties, as those that fit).
+    best = np.full((runs, max_len + n + 1), -np.inf)
+    best[:, max_len] = 0.0
+    back = np.ones((runs, n + 1), dtype=np.int64)
+    rows = np.arange(runs)
+    for end in range(1, n + 1):
+        candidates = best[:, max_len + end - 1 : end - 1 : -1] + ending[:, end - 1]  # (R, L): length l + 1
+        k = candidates.argmax(axis=1)
+        best[:, max_len + end] = candidates[rows, k] + gains[:, end - 1]
+        back[:, end] = k + 1
+    # walk back from each run's end, all runs together
+    ends = np.zeros((runs, n), dtype=bool)
+    position = sizes.astype(np.int64).copy()
+    while True:
+        active = position > 0
+        if not active.any():
+            break
+        position[active] -= back[rows[active], position[active]]
+        inner = active & (position > 0)
+        ends[rows[inner], position[inner] - 1] = True
+    return ends
+
+
+def _best_words_few(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """best_words for a few runs (FEW_RUNS): the same Viterbi, run by run in Python floats, where
+    each of best_words' lockstep steps costs four numpy calls for a handful of numbers. The same
+    candidates in the same order (lengths 1, 2, ...), the first best kept as argmax keeps it (a
+    NaN first of all; every candidate -inf: the first, a word of one character), so the same words."""
+    runs, n, max_len = values.shape
+    ends = np.zeros((runs, n), dtype=bool)
+    for r, (gain, value, size) in enumerate(zip(gains.tolist(), values.tolist(), sizes.tolist())):
+        best, back = [0.0], [0]  # best[p]: the best value of the run's first p characters as words
+        for end in range(1, n + 1):
+            top, chosen = -math.inf, 1
+            for length in range(1, max_len + 1):
+                start = end - length
+                candidate = (best[start] if start >= 0 else -math.inf) + value[max(start, 0)][length - 1]
+                if candidate != candidate:
+                    top, chosen = candidate, length
+                    break
+                if candidate > top:
+                    top, chosen = candidate, length
+            best.append(top + gain[end - 1])
+            back.append(chosen)
+        position = int(size)
+        while position > 0:
+            position -= back[position]
+            if position > 0:
+                ends[r, position - 1] = True
+    return ends
+
+
+def cut_junctions(plan: TextPlan, combined: np.ndarray, table: WordTable, options: WordDecoding) -> np.ndarray:
+    """The cut decision of every junction of `plan` (bool, plan.junctions order).
+
+    combined: (len(plan.junctions),) junction scores with the threshold already subtracted.
+    A run whose junctions do not cover all its characters (marks attached inside it) keeps the
+    threshold decision, s > 0. See cut_junctions_batch, which this is for one text.
+    """
+    return cut_junctions_batch([plan], [combined], table, options)[0]
+
+
+def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
+                        options: WordDecoding) -> list[np.ndarray]:
+    """cut_junctions for many texts at once: the Han runs of all of them are decoded together,
+    runs of similar sizes in one lockstep pass, so the Python work per step of the Viterbi is
+    paid once per group of runs, not once per text (the same decisions as one text at a time:
+    every run's dynamic program is its own row). combined[i] may be None for a text without
+    junctions."""
+    cuts = [np.zeros(0, dtype=bool) if c is None else np.asarray(c) > 0 for c in combined]
+    live = [plan for plan, cut in zip(plans, cuts) if len(cut)]
+    texts = [plan.text for plan in live]
+    # The texts joined by "\n" (below): where each starts; the character before each junction;
+    # the Han runs of 2+ characters (start, end).
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    offsets = np.cumsum(lengths + 1) - (lengths + 1)
+    at = [plan.junctions if plan.spaceless else plan.positions[plan.junctions] for plan in live]
+    at = np.concatenate(at or [np.zeros(0, np.int64)]) + np.repeat(offsets, [len(j) for j in at])
+    runs = np.array([(offset, r.start, r.end) for offset, plan in zip(offsets.tolist(), live)
+                     for r in plan.runs if r.kind == "han" and r.end - r.start > 1], dtype=np.int64).reshape(-1, 3)
+    if not len(runs):
+        return cuts
+    # Per run: its characters and its first junction; a run is decoded when a junction follows
+    # each of its characters but the last (one search over the whole batch: `at` is sorted).
+    starts, ends = runs[:, 0] + runs[:, 1], runs[:, 0] + runs[:, 2]
+    firsts = np.searchsorted(at, starts)
+    whole = np.searchsorted(at, ends - 1) - firsts == ends - starts - 1
+    starts, sizes, firsts = starts[whole], (ends - starts)[whole], firsts[whole]
+    if not len(starts):
+        return cuts
+    # Autonomy (and log p) of every string inside a decoded run of the joined texts: a word may
+    # not run past its run (word_values), so the strings that would are not looked up.
+    joined = "\n".join(texts)
+    run_of, inner = run_characters(sizes)
+    room = np.zeros(len(joined), dtype=np.int64)  # characters left in its run: no longer word is read
+    room[starts[run_of] + inner] = sizes[run_of] - inner
+    autonomy, logp = table.autonomy_and_logp(joined, options.max_len, room)
+    flat = [c for c in combined if c is not None and len(c)]
+    scores = np.clip(options.beta * np.concatenate(flat).astype(np.float64), -options.beta * options.clip,
+                     options.beta * options.clip)
+    cut = np.concatenate([c for c in cuts if len(c)])
+    # Runs of similar sizes share one lockstep pass, so one long run does not pad all the others.
+    order = np.argsort(sizes, kind="stable")
+    for bucket in np.array_split(order, max(1, int(np.ceil(len(order) / 256)))):
+        for group in _by_size(bucket, sizes):
+            n = int(sizes[group].max())
+            k = np.arange(n)
+            inside = k[None, :] < sizes[group, None]  # (R, N)
+            rows = np.where(inside, starts[group, None] + k[None, :], 0)
+            values = options.word_values(autonomy[rows], np.where(inside, sizes[group, None] - k[None, :], 0),
+                                         None if logp is None else logp[rows])
+            has_junction = k[None, :] < sizes[group, None] - 1  # (R, N): a junction follows character k
+            junction = np.where(has_junction, firsts[group, None] + k[None, :], 0)
+            gains = np.where(has_junction, scores[junction], 0.0)
+            cut[junction[has_junction]] = best_words(gains, values, sizes[group])[has_junction]
+    if options.join_units is not None or options.units_logp is not None:
+        join_units(cut, joined, starts, sizes, firsts, table, options)
+    if any(getattr(options, name) is not None for name in ("join2", "join2_logp", "join3", "join4")):
+        # A pass joins each word once, so a word it made may join again: 共|和|国 -> 共和|国 ->
+        # 共和国 (of two overlapping pairs a pass takes the left one; left as 共和|国, join_long
+        # glued 中华人民|共和 at the fine level). Only a two-character word that a pass made can join
+        # again (a 3- or 4-character word is no pair's side), so the next pass runs only after one
+        # (chosen: a 1+1 pair that overlapped one to its left costs a pass that changes nothing).
+        for _ in range(COHESIVE_PASSES):
+            if not join_cohesive(cut, scores, joined, starts, sizes, firsts, table, options):
+                break
+    if options.join_long is not None:
+        join_long_words(cut, joined, starts, sizes, firsts, table, options)
+    pieces = iter(np.split(cut, np.cumsum([len(c) for c in cuts if len(c)])[:-1]))
+    return [next(pieces) if len(c) else c for c in cuts]
+
+
+def _by_size(runs: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
+    """Split runs (sorted by size) where the size more than doubles: padding stays under 2x."""
+    ordered, groups, first = sizes[runs], [], 0
+    while first < len(runs):  # a group ends before the first run more than twice its first's size
+        end = first + int(np.searchsorted(ordered[first:], 2 * ordered[first], side="right"))
+        groups.append(runs[first:end])
+        first = end
+    return groups

@@ -1,0 +1,309 @@
+"""Word statistics from raw text: how much each string of Han characters behaves like a word.
+
+The heads score one junction at a time, so a long word is only kept whole when every one of
+its inner junctions scores low; the shipped model cuts most words of three and more
+characters. Raw text knows better which strings are units: after 共和国 almost anything can
+follow and before it almost anything can precede, while after 共和 the next character is
+nearly always 国. That is the normalized variation of branching entropy (nVBE, Magistry &
+Sagot 2012), the same autonomy that the self-training teacher uses (train/ngrams.py):
+
+    A(x) = z_n(H_r(x) - H_r(x[:-1])) + z_n(H_l(x) - H_l(x[1:]))      n = len(x)
+
+H_r / H_l: entropy of the character after / before x (anything not Han counts as one symbol);
+z_n: z-score over the n-gram types of length n. train/ngrams.py codes n-grams as base-V
+integers, which overflows int64 past four characters (V ~ 7,000); this table (counted by
+ngram_counting.py) keys every n-gram by a 64-bit polynomial hash of its code points
+(hashindex.hash_step; collisions: ~1e-8 for a million keys), so n is not capped.
+
+`WordTable` is what ships beside a model (`ngrams.npz`, 26 MiB for the default's; the file and
+where a folder keeps it: wordstats_files.py): for each length n, the
+sorted hashes of the n-grams seen at least `min_count` times and their autonomy (float16);
+and their counts (uint32: the decoder's cohesive pairs read them, word_joins.join_cohesive);
+optionally a unigram word model over the same strings (float16 log p(w), fitted by EM on the
+raw text: train/unigram.py), which the decoder adds per word. Strings that were pruned or never
+seen get no autonomy (NaN): the decoder treats them as unknown (decoding.py), and the unigram
+model gives them its `unseen` log-probability.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from ..text.runs import code_points
+from ..train.ngram_counting import count_ngrams
+from .hashindex import HASH_MASK, MULTIPLIER_INT, KeyIndex, find_keys, hash_step
+from .table_files import read_table, write_table
+
+UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
+INDEX_QUERIES = 512  # a lookup of this many queries or more goes through the length's KeyIndex (hashindex.py)
+INDEXED_QUERIES = 16  # ... and of this many, once the indexes are built (a binary search: ~20 cache misses a query)
+FEW_QUERIES = 32  # _values_at of this many strings or fewer hashes them in Python (crossover ~40 here)
+
+
+class WordTable:
+    """Per length n (1..max_n): sorted uint64 hashes, their autonomy (float16) and counts (uint32);
+    `unigram`, when fitted: {"logp": {n: float16 log p of those strings}, "unseen": log p of a
+    string not in the table, "words" and "chars": expected words and Han characters of the text
+    it was fitted on} (train/unigram.py)."""
+
+    def __init__(self, tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]], info: dict | None = None,
+                 unigram: dict | None = None):
+        if not tables:
+            raise ValueError("a word table needs at least the 1-grams")
+        if unigram is not None and set(unigram["logp"]) != set(tables):
+            raise ValueError(f"the unigram model covers lengths {sorted(unigram['logp'])}, the table {sorted(tables)}")
+        self.tables = tables
+        self.max_n = max(tables)
+        self.info = info or {}
+        self.unigram = unigram
+        self._indexes: dict[int, KeyIndex] = {}  # per length, built by the first large lookup (_find)
+
+    def __getstate__(self):  # a copy builds its own indexes
+        return {**self.__dict__, "_indexes": {}}
+
+    def with_unigram(self, unigram: dict) -> "WordTable":
+        """This table with a unigram word model (train/unigram.fit_unigram's result) beside it."""
+        return WordTable(self.tables, self.info, {k: unigram[k] for k in ("logp", "unseen", "words", "chars")})
+
+    # -- building ---------------------------------------------------------------------------
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], max_n: int = 6, min_count: int = 5) -> "WordTable":
+        """Count the n-grams (n <= max_n) of Han characters in raw lines (ngram_counting.py); keep
+        those seen `min_count` times or more. Autonomy z-scores are taken over all types, before pruning."""
+        tables, chars = count_ngrams(texts, max_n, min_count)
+        return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max_n})
+
+    # -- persistence ------------------------------------------------------------------------
+    def pruned(self, min_count: int) -> "WordTable":
+        """The n-grams seen at least `min_count` times (autonomies and unigram values unchanged)."""
+        keep = {n: counts >= min_count for n, (_, _, counts) in self.tables.items()}
+        tables = {n: tuple(a[keep[n]] for a in arrays) for n, arrays in self.tables.items()}
+        unigram = None if self.unigram is None else {
+            **self.unigram, "logp": {n: logp[keep[n]] for n, logp in self.unigram["logp"].items()}}
+        return WordTable(tables, {**self.info, "min_count": max(min_count, self.info.get("min_count", 1))}, unigram)
+
+    def save(self, folder_or_file: str | Path, with_counts: bool = True) -> Path:
+        """Write `ngrams.npz` (into a folder) or the file named; with_counts=False leaves the counts out
+        (a table without them decodes the same, but joins no cohesive pairs). wordstats_files.py."""
+        return write_table(folder_or_file, self.tables, self.info, self.unigram, with_counts)
+
+    @classmethod
+    def load(cls, folder_or_file: str | Path) -> "WordTable":
+        """The table a save wrote (checked against its folder's checksums.json, when it has one)."""
+        return cls(*read_table(folder_or_file))
+
+    def __len__(self) -> int:
+        return sum(len(t[0]) for t in self.tables.values())
+
+    # -- lookup -----------------------------------------------------------------------------
+    def autonomy(self, run: str, max_len: int | None = None) -> np.ndarray:
+        """(len(run), max_len) float64: A(run[i:i+L]) at [i, L-1]; NaN where the string is not
+        in the table (never seen, pruned, longer than max_n, or past the end of the run)."""
+        return self._values(run, max_len, ("autonomy",))[0]  # float16 -> float64 on the hits only
+
+    def counts(self, run: str, max_len: int | None = None) -> np.ndarray:
+        """(len(run), max_len) counts of run[i:i+L] in the raw text (0 where not in the table)."""
+        return self._values(run, max_len, ("counts",))[0]
+
+    def autonomy_and_logp(self, run: str, max_len: int | None = None,
+                          room: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """autonomy(run) and, when the table has a unigram model, (len(run), max_len) log p of
+        run[i:i+L] (`unseen` where the table lacks the string); None without one. One hash pass
+        serves both: this is what the decoder reads. room: (len(run),) the longest string wanted
+        from each character (the decoder's: what is left of its Han run, 0 outside one); the
+        others are not looked up and read as missing (a third of a batch's strings cross a run's end)."""
+        columns = ("autonomy",) if self.unigram is None else ("autonomy", "logp")
+        values = self._values(run, max_len, columns, room)
+        return values[0], (values[1] if self.unigram is not None else None)
+
+    def _find(self, n: int, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """find_keys over the n-character strings' keys; a large lookup through their KeyIndex
+        (hashindex.py: one or two probes a query, where a binary search misses the cache ~20
+        times), built on first use. A small one (a sentence) searches unless the indexes are
+        built already: a sentence alone builds nothing."""
+        keys = self.tables[n][0]
+        index = self._indexes.get(n)
+        built = index is not None and index.keys is keys
+        if not len(keys) or len(queries) < (INDEXED_QUERIES if built else INDEX_QUERIES):
+            return find_keys(keys, queries)
+        if not built:  # the first large lookup builds them all: one pause
+            self.build_indexes()
+            index = self._indexes[n]
+        return index.find(queries)
+
+    def build_indexes(self) -> None:
+        """Build every length's KeyIndex now (~0.3 s for the shipped table; a worker process does
+        at start, so that no chunk it cuts waits for it). Threads may build at once: either serves."""
+        for n, (keys, _, _) in self.tables.items():
+            if len(keys) and (n not in self._indexes or self._indexes[n].keys is not keys):
+                self._indexes[n] = KeyIndex(keys)
+
+    def _column(self, n: int, name: str) -> tuple[np.ndarray, float]:
+        """The values of one column for the n-grams, and what a missing string gets."""
+        if name == "logp":
+            return self.unigram["logp"][n], self.unigram["unseen"]
+        return self.tables[n][1 if name == "autonomy" else 2], (np.nan if name == "autonomy" else 0.0)
+
+    def _values(self, run: str, max_len: int | None, columns: tuple[str, ...], room=None) -> list[np.ndarray]:
+        """Columns ("autonomy", "counts", "logp") of every string run[i:i+L], L <= max_len (and,
+        with `room`, L <= room[i]: autonomy_and_logp)."""
+        max_len = self.max_n if max_len is None else max_len
+        codepoints = code_points(run)
+        outs = [np.full((len(run), max_len), self._column(1, name)[1]) for name in columns]
+        hashes = np.zeros(len(run), dtype=np.uint64)
+        for n in range(1, min(max_len, self.max_n, len(run)) + 1):
+            hashes = hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
+            at = slice(len(hashes)) if room is None else np.flatnonzero(room[: len(hashes)] >= n)
+            slot, found = self._find(n, hashes[at])  # one search serves every column
+            for out, name in zip(outs, columns):
+                values, missing = self._column(n, name)
+                out[at, n - 1] = np.where(found, values[slot], missing) if len(values) else missing
+        return outs
+
+    def counts_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Counts of the strings text[starts[i] : starts[i] + lengths[i]] (0 where not in the
+        table): only those are looked up, not every string of the text (word_joins.join_cohesive)."""
+        return self._values_at(text, starts, lengths, "counts")
+
+    def autonomy_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Autonomy of the strings text[starts[i] : starts[i] + lengths[i]] (NaN where unknown)."""
+        return self._values_at(text, starts, lengths, "autonomy")
+
+    def logp_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Unigram log p of the strings text[starts[i] : starts[i] + lengths[i]] (the model's
+        `unseen` where the table lacks them); the table must have a unigram model."""
+        if self.unigram is None:
+            raise ValueError("this word table has no unigram model "
+                             "(build it with `segmenter ngrams --unigram-rounds N`)")
+        return self._values_at(text, starts, lengths, "logp")
+
+    def logp_margin_at(self, text: str, starts: np.ndarray, pieces, sizes=None) -> np.ndarray:
+        """log p(w) - the sum of log p(piece) under the unigram model, for each string
+        w = text[starts[i] : ...] cut into pieces[i] (the lengths of its pieces, in order): w is
+        e**margin times likelier as one word than as those pieces. Needs a unigram model.
+        With `sizes` (pieces per string), pieces is every string's piece lengths, flat, in order."""
+        starts = np.asarray(starts, dtype=np.int64)
+        if sizes is None:
+            sizes = np.array([len(p) for p in pieces], dtype=np.int64)
+            lengths = np.array([length for p in pieces for length in p], dtype=np.int64)
+        else:
+            sizes, lengths = np.asarray(sizes, dtype=np.int64), np.asarray(pieces, dtype=np.int64)
+        owner = np.repeat(np.arange(len(starts)), sizes)  # the string of each piece
+        first = np.repeat(np.cumsum(sizes) - sizes, sizes)  # the index of its string's first piece
+        before = np.cumsum(lengths) - lengths  # characters before each piece, all strings counted
+        whole = np.bincount(owner, weights=lengths, minlength=len(starts)).astype(np.int64)
+        logp = self.logp_at(text, np.concatenate([starts, starts[owner] + before - before[first]]),
+                            np.concatenate([whole, lengths]))
+        margin, parts = logp[: len(starts)], logp[len(starts) :]
+        rank = np.arange(len(lengths)) - first  # piece 0, 1, ... of its string
+        for r in range(int(sizes.max(initial=0))):
+            margin[owner[rank == r]] -= parts[rank == r]  # one piece per string at a time: left to right
+        return margin
+
+    def shares_at(self, text: str, starts: np.ndarray, lengths, *parts, whole=None) -> list[np.ndarray]:
+        """[count(w), then count(w) / count(part) per part] for the strings w = text[starts[i] :
+        starts[i] + lengths[i]]: the share of the part's raw-text occurrences that are inside w (1: the
+        part never occurs without the rest). A part is a list of (offset in w, length), ints or one
+        per string; of several, the most frequent is the part. x / 0 gives inf, 0 / 0 NaN: callers
+        compare. lengths: an int or one per string. One lookup serves all. whole: count(w), when
+        the caller has looked it up already (counts_at)."""
+        starts = np.asarray(starts, dtype=np.int64)
+        spans = ([] if whole is not None else [(0, lengths)]) + [span for part in parts for span in part]
+        where = [np.broadcast_to(starts + offset, starts.shape) for offset, _ in spans]
+        sizes = [np.broadcast_to(np.asarray(size, dtype=np.int64), starts.shape) for _, size in spans]
+        counts = self.counts_at(text, np.concatenate(where), np.concatenate(sizes)).reshape(len(spans), len(starts))
+        if whole is not None:
+            counts = np.concatenate([np.asarray(whole, dtype=counts.dtype)[None], counts])
+        whole, out, used = counts[0], [counts[0]], 1
+        for part in parts:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out.append(whole / counts[used : used + len(part)].max(axis=0))
+            used += len(part)
+        return out
+
+    def _values_at(self, text: str, starts, lengths, name: str) -> np.ndarray:
+        starts, lengths = np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
+        out = np.full(len(starts), self._column(1, name)[1])
+        if not len(starts):
+            return out
+        # Only the asked strings are hashed (Horner's rule, one character of all of them at a
+        # time): the same hashes as every string's of the text (_values), at a cost in the number
+        # of strings, not of the text's characters; the decoder's joins ask a few per run.
+        wanted = (lengths >= 1) & (lengths <= self.max_n) & (starts >= 0) & (starts + lengths <= len(text))
+        if not wanted.any():
+            return out
+        if len(starts) <= FEW_QUERIES:
+            return self._few_values_at(text, starts, lengths, wanted, name, out)
+        codepoints = code_points(text)
+        # The wanted strings, longest first: the strings still being hashed at step k, and the
+        # strings of one length, are slices of this order (no mask and search per step).
+        pick = np.flatnonzero(wanted)
+        pick = pick[np.argsort(-lengths[pick], kind="stable")]
+        size, first = lengths[pick], starts[pick]
+        counts = np.bincount(size)  # strings of each length
+        longer = len(pick) - np.cumsum(counts)  # strings longer than n, for each n
+        hashes = np.zeros(len(pick), dtype=np.uint64)
+        for k in range(int(size[0])):
+            upto = int(longer[k])  # those of more than k characters
+            hashes[:upto] = hash_step(hashes[:upto], codepoints[first[:upto] + k])
+        for n in np.flatnonzero(counts).tolist():  # the lengths asked
+            these = slice(int(longer[n]), int(longer[n]) + int(counts[n]))
+            out[pick[these]] = self._look_up(n, name, hashes[these])
+        return out
+
+    def _look_up(self, n: int, name: str, hashes: np.ndarray) -> np.ndarray:
+        """Column `name` of the n-character strings with these hashes (its missing value where absent)."""
+        values, missing = self._column(n, name)
+        slot, found = self._find(n, hashes)
+        return np.where(found, values[slot], missing) if len(values) else np.full(len(hashes), missing)
+
+    def _few_values_at(self, text: str, starts: np.ndarray, lengths: np.ndarray, wanted: np.ndarray, name: str,
+                       out: np.ndarray) -> np.ndarray:
+        """_values_at for a handful of strings (a sentence's joins ask 2-20): the same hashes in
+        Python integers, one search per length. For so few, each numpy call of the vectorized path
+        costs more than the work (a one-sentence lcut made ~8 such lookups, a fifth of its time)."""
+        by_length: dict[int, tuple[list[int], list[int]]] = {}
+        for i, start, length in zip(np.flatnonzero(wanted).tolist(), starts[wanted].tolist(), lengths[wanted].tolist()):
+            h = 0
+            for char in text[start : start + length]:
+                h = (h * MULTIPLIER_INT + ord(char)) & HASH_MASK
+            at, hashes = by_length.setdefault(length, ([], []))
+            at.append(i)
+            hashes.append(h)
+        for n, (at, hashes) in by_length.items():
+            out[at] = self._look_up(n, name, np.array(hashes, dtype=np.uint64))
+        return out
+
+    # -- adaptation -------------------------------------------------------------------------
+    def combined_with(self, other: "WordTable", min_count: int = 1) -> "WordTable":
+        """This table, plus the strings of `other` that it lacks and `other` saw `min_count`
+        times or more (segmenter adapt: this = the model's table, other = the user's text).
+
+        Where both have a string, this table's autonomy stays: it was estimated on far more
+        text, and on dev overriding it with the domain's was worse than keeping it
+        (benchmarks/results/adapt_dev.md). Counts: other's
+        for the strings it brought, this table's (0 when saved without counts) for the rest.
+        The unigram model (this table's, if it has one) gives a string that other brought the
+        probability of its count scaled to the text the model was fitted on: no EM over the
+        user's text, so a brought string that is mostly part of a longer one is over-rated."""
+        tables, logps = {}, {}
+        for n in sorted(set(self.tables) | set(other.tables)):
+            empty = (np.zeros(0, np.uint64), np.zeros(0, np.float16), np.zeros(0, np.uint32))
+            keys, autonomy, counts = self.tables.get(n, empty)
+            okeys, oautonomy, ocounts = other.tables.get(n, empty)
+            new = (ocounts >= min_count) & ~np.isin(okeys, keys)
+            merged = np.concatenate([keys, okeys[new]])
+            order = np.argsort(merged, kind="stable")
+            tables[n] = (merged[order], np.concatenate([autonomy, oautonomy[new]])[order],
+                         np.concatenate([counts, ocounts[new]]).astype(np.uint32)[order])
+            if self.unigram is not None:
+                model = self.unigram
+                scaled = ocounts[new] * model["chars"] / max(other.info.get("chars", 1), 1)
+                brought = np.log(np.maximum(scaled, UNIGRAM_FLOOR) / model["words"])
+                logps[n] = np.concatenate([model["logp"].get(n, np.zeros(0, np.float16)),
+                                           brought.astype(np.float16)])[order]
+        info = {"chars": self.info.get("chars", 0) + other.info.get("chars", 0),
+                "min_count": self.info.get("min_count", 0)}
+        return WordTable(tables, info, None if self.unigram is None else {**self.unigram, "logp": logps})
