@@ -57,13 +57,14 @@ def raw_sample() -> list[str]:
 
 
 def word_table(max_n: int = 6, min_count: int = 2):
+    from segmenter.train.ngram_counting import build_word_table
     from segmenter.words.table import WordTable
 
     path = CACHE / f"words_n{max_n}_c{min_count}.npz"
     if not path.is_file():
         CACHE.mkdir(parents=True, exist_ok=True)
         started = time.time()
-        WordTable.from_texts(raw_sample(), max_n=max_n, min_count=min_count).save(path, with_counts=True)
+        build_word_table(raw_sample(), max_n=max_n, min_count=min_count).save(path, with_counts=True)
         print(f"counted {path.name} in {time.time() - started:.0f} s", file=sys.stderr)
     return WordTable.load(path)
 

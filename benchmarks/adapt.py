@@ -68,7 +68,7 @@ def dev_stage(domains: list[str], out: Path) -> None:
     from segmenter import Segmenter
     from segmenter.bench.evaluation import score
     from segmenter.train.corpus import iter_raw_lines
-    from segmenter.words.table import WordTable
+    from segmenter.train.ngram_counting import build_word_table
 
     counts = (2, 3, 5, 10)
     seg = Segmenter()
@@ -95,7 +95,7 @@ def dev_stage(domains: list[str], out: Path) -> None:
 
         with tempfile.TemporaryDirectory() as scratch:
             raw = list(iter_raw_lines([write_raw(domain, Path(scratch))]))
-        table = WordTable.from_texts(raw, max_n=shipped.max_n, min_count=1)
+        table = build_word_table(raw, max_n=shipped.max_n, min_count=1)
         base = f1(shipped)
         for k in counts:
             row = [f1(table.pruned(k)), f1(_replaced(shipped, table, k)), f1(shipped.combined_with(table, k))]

@@ -44,6 +44,7 @@ from segmenter.standards.rules import TABLE  # noqa: E402
 from segmenter.train import adapt, new_strings  # noqa: E402
 from segmenter.train.unigram import fit_unigram  # noqa: E402
 from segmenter.words.hashindex import find_keys  # noqa: E402
+from segmenter.train.ngram_counting import build_word_table  # noqa: E402
 from segmenter.words.table import WordTable  # noqa: E402
 
 MIN_COUNTS = (2, 3, 5, 8)
@@ -69,7 +70,7 @@ def refit(table: WordTable, lines: list[str], tau: float) -> WordTable:
 
 def with_terms(table: WordTable, shipped: WordTable, lines: list[str]) -> WordTable:
     """`table` with the domain terms' log p raised to the refit's (see the module docstring)."""
-    domain = WordTable.from_texts(lines, max_n=table.max_n, min_count=TERM_SEEN)
+    domain = build_word_table(lines, max_n=table.max_n, min_count=TERM_SEEN)
     refitted = refit(table, lines, TERM_TAU)
     logp = {}
     for n, (keys, _, _) in table.tables.items():
@@ -125,7 +126,7 @@ def recipe_strings(shipped: WordTable, lines: list[str], loose_share: float | No
 def counted(shipped: WordTable, lines: list[str]):
     """(the text, its strings seen at least the min count adapt takes for its size, that count)."""
     text = "\n".join(lines)
-    domain = WordTable.from_texts(lines, max_n=shipped.max_n, min_count=1)
+    domain = build_word_table(lines, max_n=shipped.max_n, min_count=1)
     min_count = adapt.auto_min_count(int(domain.info["chars"]))
     return text, domain.pruned(min_count), min_count
 

@@ -23,8 +23,7 @@ sys.path.insert(0, str(ROOT))
 from character_lists_dev import DEV, HELD_OUT, dev_arguments, scorer  # noqa: E402
 from segmenter.api import Segmenter  # noqa: E402
 from segmenter.train.rare_strings import RARE_AUTONOMY, RARE_COUNT, with_rare_strings  # noqa: E402
-from segmenter.train.ngram_counting import sample_raw_lines  # noqa: E402
-from segmenter.words.table import WordTable  # noqa: E402
+from segmenter.train.ngram_counting import build_word_table, sample_raw_lines  # noqa: E402
 
 RAW = [ROOT.parent / "shared" / "corpora" / "raw" / name for name in ("pretrain_raw.txt", "extra_raw.txt")]
 VARIANTS = ((3, 1.0), (3, 2.0), (3, 3.0), (5, 1.0), (5, 2.0), (5, 3.0), (7, 2.0))  # (rare count, autonomy)
@@ -37,7 +36,7 @@ def main() -> None:
     shipped = seg.word_table
     frequent = shipped.pruned(shipped.info["min_count"])  # the table `--rare-count 0` writes
     lines = sample_raw_lines(RAW, [None, None])
-    counted = WordTable.from_texts(lines, max_n=shipped.max_n, min_count=min(c for c, _ in VARIANTS))
+    counted = build_word_table(lines, max_n=shipped.max_n, min_count=min(c for c, _ in VARIANTS))
     text = "\n".join(lines)
     tables = {(count, autonomy): with_rare_strings(frequent, counted, text, count, autonomy)
               for count, autonomy in VARIANTS}

@@ -13,6 +13,7 @@ from segmenter.train.adapt import COMPOUND_BELOW, adapt, adapted_table, card_not
 from segmenter.train.new_strings import LOOSE_SHARE
 from segmenter.train.unigram import fit_unigram
 from segmenter.model.folders import embedded_model_path
+from segmenter.train.ngram_counting import build_word_table
 from segmenter.words.table import WordTable
 
 HAN = [c for c in TINY_CHARS if "\u4e00" <= c <= "\u9fff"]
@@ -72,9 +73,9 @@ def test_the_most_frequent_added_strings_come_first_with_their_counts():
     from segmenter.train.adapt import examples_text
     from segmenter.train.new_strings import most_frequent_new
 
-    shipped = WordTable.from_texts(["我爱北京天安门。"] * 3, min_count=1)
+    shipped = build_word_table(["我爱北京天安门。"] * 3, min_count=1)
     text = "\n".join(["他在上海工作。"] * 4 + ["上海很大。"] * 2)
-    table = shipped.combined_with(WordTable.from_texts(text.split("\n"), min_count=1), min_count=4)
+    table = shipped.combined_with(build_word_table(text.split("\n"), min_count=1), min_count=4)
     examples = most_frequent_new(shipped, table, text, most=3)
     assert examples[0] == ["上海", 6] and all(count == 4 for _, count in examples[1:])  # then the longest of the 4s
     assert len(examples[1][0]) >= len(examples[2][0]) and all(word not in "我爱北京天安门" for word, _ in examples)
@@ -82,8 +83,8 @@ def test_the_most_frequent_added_strings_come_first_with_their_counts():
 
 
 def test_combined_with_keeps_own_entries_and_adds_frequent_new_ones():
-    base = WordTable.from_texts(["我爱北京天安门。"] * 3 + ["北京大学在北京。"] * 3, min_count=1)
-    domain = WordTable.from_texts(["他在北京工作。", "北京工作很忙。", "工作日。"], min_count=1)
+    base = build_word_table(["我爱北京天安门。"] * 3 + ["北京大学在北京。"] * 3, min_count=1)
+    domain = build_word_table(["他在北京工作。", "北京工作很忙。", "工作日。"], min_count=1)
     merged = base.combined_with(domain, min_count=2)
     grid = lambda table, text: table.autonomy(text)[0]  # noqa: E731
     assert np.array_equal(grid(merged, "北京"), grid(base, "北京"), equal_nan=True)  # both have it: base wins
@@ -98,7 +99,7 @@ def test_a_known_string_with_a_common_word_is_a_phrase_not_added():
     rng = random.Random(1)
     general = ["".join(rng.choice(HAN) + "的" for _ in range(6)) + rng.choice(HAN) + "药疹" + rng.choice(HAN) + "。"
                for _ in range(100)]
-    shipped = WordTable.from_texts(general, min_count=1)
+    shipped = build_word_table(general, min_count=1)
     shipped = shipped.with_unigram(fit_unigram(shipped, general, 2))
     assert shipped.logp_at("的", np.array([0]), np.array([1]))[0] >= -6  # common
     assert np.isfinite(shipped.autonomy("药疹")[0, 1])  # known
@@ -106,7 +107,7 @@ def test_a_known_string_with_a_common_word_is_a_phrase_not_added():
     table, *_ = adapted_table(shipped, domain, min_count=2)
     assert np.isnan(table.autonomy("药疹的")[0, 2]) and np.isfinite(table.autonomy("苔藓样变")[0, 3])
     assert np.isnan(shipped.autonomy("苔藓样变")[0, 3])
-    bare = WordTable.from_texts(general, min_count=1)  # no unigram model: no commonness, every new string added
+    bare = build_word_table(general, min_count=1)  # no unigram model: no commonness, every new string added
     assert np.isfinite(adapted_table(bare, domain, min_count=2)[0].autonomy("药疹的")[0, 2])
 
 
@@ -114,7 +115,7 @@ def test_a_fragment_of_a_longer_string_is_not_added():
     """江苏苏宁易 is always followed by 购, 苏宁易购 always preceded by 苏: pieces of 江苏苏宁易购, left
     out; the whole is added. A mark or a line's start beside a string is no longer string (龘靐齉)."""
     rng = random.Random(2)
-    shipped = WordTable.from_texts(["".join(rng.choices(HAN, k=20)) + "。" for _ in range(100)], min_count=1)
+    shipped = build_word_table(["".join(rng.choices(HAN, k=20)) + "。" for _ in range(100)], min_count=1)
     noise = lambda: "".join(rng.choices(HAN, k=5))  # noqa: E731
     domain = [noise() + "江苏苏宁易购" + noise() + "。" for _ in range(20)] + ["龘靐齉。"] * 5
     table, *_ = adapted_table(shipped, domain, min_count=2)
@@ -130,7 +131,7 @@ def test_a_rare_compound_of_two_known_strings_is_not_added():
     known = ["出栏", "肉猪", "接触性", "皮炎"]
     general = ["".join(rng.choices(HAN, k=4)) + word + "".join(rng.choices(HAN, k=4)) + "。"
                for word in known for _ in range(20)]
-    shipped = WordTable.from_texts(general, min_count=1)
+    shipped = build_word_table(general, min_count=1)
     noise = lambda: "".join(rng.choices(HAN, k=4))  # noqa: E731
     domain = ([noise() + "出栏肉猪" + noise() + "。" for _ in range(COMPOUND_BELOW - 1)]
               + [noise() + "接触性皮炎" + noise() + "。" for _ in range(COMPOUND_BELOW)])
@@ -146,7 +147,7 @@ def test_a_rare_compound_of_a_new_string_and_a_known_one_is_not_added():
     is; 龘靐齉麤, whose halves are nobody's words, is added however rarely it is seen (min_count)."""
     rng = random.Random(4)
     noise = lambda: "".join(rng.choices(HAN, k=4))  # noqa: E731
-    shipped = WordTable.from_texts([noise() + "祖师" + noise() + "。" for _ in range(20)], min_count=1)
+    shipped = build_word_table([noise() + "祖师" + noise() + "。" for _ in range(20)], min_count=1)
     domain = ([noise() + "极阴" + noise() + "。" for _ in range(10)]
               + [noise() + "极阴祖师" + noise() + "。" for _ in range(COMPOUND_BELOW - 1)]
               + [noise() + TERM + noise() + "。" for _ in range(3)])
@@ -164,7 +165,7 @@ def test_two_parts_the_text_uses_far_more_often_apart_are_not_added():
     are added."""
     rng = random.Random(5)
     noise = lambda: "".join(rng.choices(HAN, k=4))  # noqa: E731
-    shipped = WordTable.from_texts([noise() + "。" for _ in range(100)], min_count=1)
+    shipped = build_word_table([noise() + "。" for _ in range(100)], min_count=1)
     together = [noise() + "鬯爨麷" + noise() + "。" for _ in range(6)]
     name = [noise() + "爨麷" + noise() + "。" for _ in range(20)]
     word = [noise() + "鬯" + noise() + "。" for _ in range(int(len(together) / LOOSE_SHARE))]

@@ -12,7 +12,7 @@ from segmenter.words.assembly import split_words
 from segmenter.standards.conventions import apply_conventions
 from segmenter.standards.levels import STANDARDS
 from segmenter.text.runs import split_runs
-from segmenter.words.table import WordTable
+from segmenter.train.ngram_counting import build_word_table
 
 from test_conventions import words_after
 
@@ -46,7 +46,7 @@ def test_a_name_splits_after_its_surname_at_the_default_and_finer():
     assert words_after(text, words, conventions=Conventions(surnames="")) == words
     # with a word table, the first two characters must occur mostly inside the word: 高速 is a
     # word of its own in this raw text (高速度 stays whole), 江泽 occurs only in 江泽民
-    table = WordTable.from_texts(["高速公路", "高速发展", "高速列车", "高速度", "江泽民说"] * 3, max_n=4, min_count=1)
+    table = build_word_table(["高速公路", "高速发展", "高速列车", "高速度", "江泽民说"] * 3, max_n=4, min_count=1)
     text = "江泽民高速度"
     ends = apply_conventions(text, split_runs(text), np.array([3, 6]), Conventions(), 0.5, table)
     assert split_words(text, ends) == ["江", "泽民", "高速度"]
@@ -67,7 +67,7 @@ def test_function_words_and_particles_split_unless_the_model_has_the_pair_as_a_w
     off = Conventions(function_words="", particles="", verb_particles="")
     assert words_after(text, given, 0.5, off, table) == given  # the pairs as given
     # without a unigram model nothing tells 已经 from 已有: the rule does not run
-    bare = WordTable.from_texts(["已经已有他们就是有着觉得"] * 3, max_n=3, min_count=1)
+    bare = build_word_table(["已经已有他们就是有着觉得"] * 3, max_n=3, min_count=1)
     assert words_after(text, given, 0.5, Conventions(), bare) == given
     with pytest.raises(ValueError, match="function_pair_logp"):
         Conventions(function_pair_logp=float("nan"))

@@ -13,6 +13,7 @@ import pytest
 
 from segmenter.words.decoding import WordDecoding, best_words, cut_junctions
 from segmenter.text.plan import TextPlan
+from segmenter.train.ngram_counting import build_word_table
 from segmenter.words.table import WordTable
 
 from test_wordstats import COMPOUNDS, TOY
@@ -77,7 +78,7 @@ def test_without_word_evidence_it_is_the_threshold_decoder():
     plan = TextPlan(text)
     rng = np.random.default_rng(1)
     scores = rng.normal(scale=3, size=len(plan.junctions))
-    table = WordTable.from_texts(TOY, max_n=4, min_count=1)
+    table = build_word_table(TOY, max_n=4, min_count=1)
     plain = WordDecoding(alpha=0.0, bonus=0.0, clip=100.0, join2=None, join3=None, join4=None, join_units=None)
     np.testing.assert_array_equal(cut_junctions(plan, scores, table, plain), scores > 0)
 
@@ -85,7 +86,7 @@ def test_without_word_evidence_it_is_the_threshold_decoder():
 def test_a_long_word_of_the_raw_text_stays_whole_against_weak_inner_cuts():
     from segmenter.train.unigram import fit_unigram
 
-    table = WordTable.from_texts(TOY, max_n=4, min_count=2)
+    table = build_word_table(TOY, max_n=4, min_count=2)
     assert table.autonomy("办公室")[0, 2] >= WordDecoding().bonus_from  # a unit in this raw text
     table = table.with_unigram(fit_unigram(table, TOY))  # and used as a word: the default decoder's evidence
     plan = TextPlan("我们的办公室")
@@ -124,7 +125,7 @@ def test_segmenter_decodes_words_with_the_folders_table(tiny_model_dir, tmp_path
         Segmenter(folder, decode="words")
     with pytest.raises(ValueError, match="'threshold' or 'words'"):
         Segmenter(folder, decode="viterbi")
-    WordTable.from_texts(TOY, max_n=4, min_count=1).save(folder)
+    build_word_table(TOY, max_n=4, min_count=1).save(folder)
     seg = Segmenter(folder, decode="words", window=30, overlap=8)
     texts = ["我们的办公室在北京，中华人民共和国成立了。", "abc 123 共和国！", "", "的"]
     for text, words in zip(texts, seg.segment_batch(texts)):
@@ -147,7 +148,7 @@ def test_the_shipped_models_ship_a_table_that_keeps_long_words_whole(model, kept
 
 
 def test_cohesive_pairs_join_and_frequent_pairs_do_not(tmp_path):
-    table = WordTable.from_texts(COMPOUNDS, max_n=4, min_count=1)
+    table = build_word_table(COMPOUNDS, max_n=4, min_count=1)
     options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5)
     for text, scores, expected in [
         ("生产总值", [-5.0, 8.0, -5.0], [False, False, False]),  # 2+2, 总值 only ever after 生产: one word
@@ -170,7 +171,7 @@ FUNCTION_WORDS = ["其中有人", "其中很多", "他们其中", "他说好", "
 
 
 def test_cohesive_characters_join_unless_the_head_is_sure():
-    table = WordTable.from_texts(FUNCTION_WORDS, max_n=4, min_count=1)
+    table = build_word_table(FUNCTION_WORDS, max_n=4, min_count=1)
     options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5, join2=0.5)  # 其中: 1.0 of 其, 他说: 0.2 of 他
     assert list(cut_junctions(TextPlan("其中"), np.array([2.0]), table, options)) == [False]  # 1+1: one word
     assert list(cut_junctions(TextPlan("他说"), np.array([2.0]), table, options)) == [True]  # a frequent pair
@@ -184,7 +185,7 @@ def test_a_word_a_join_made_joins_again(monkeypatch):
     second pass joins 共和|国 as a 2+1 pair (共和 is nearly always before 国)."""
     import segmenter.words.decoding as decoding
 
-    table = WordTable.from_texts(["共和国很大", "共和国的人", "和国家", "国家和人"] * 6, max_n=4, min_count=1)
+    table = build_word_table(["共和国很大", "共和国的人", "和国家", "国家和人"] * 6, max_n=4, min_count=1)
     options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5, join2=0.1, join2_logp=None, join4=None,
                            join_units=None, units_logp=None)
     scores = np.array([2.0, 2.0])  # the heads cut 共|和|国, without much confidence
@@ -196,7 +197,7 @@ def test_a_word_a_join_made_joins_again(monkeypatch):
 def test_characters_the_unigram_model_has_as_a_word_join_unless_the_head_is_sure():
     from segmenter.train.unigram import fit_unigram
 
-    table = WordTable.from_texts(FUNCTION_WORDS, max_n=4, min_count=1)
+    table = build_word_table(FUNCTION_WORDS, max_n=4, min_count=1)
     table = table.with_unigram(fit_unigram(table, FUNCTION_WORDS))
     options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5, join2=None, join2_logp=0.0, join2_logp_below=3.0)
     margin = table.logp_margin_at("其中", np.array([0]), [(1, 1)])[0]
@@ -215,7 +216,7 @@ IDIOMS = ["他们翻山越岭", "翻山越岭来了", "我们翻山越岭去", "
 
 
 def test_four_character_units_join_from_single_characters():
-    table = WordTable.from_texts(IDIOMS, max_n=4, min_count=1)
+    table = build_word_table(IDIOMS, max_n=4, min_count=1)
     options = WordDecoding(alpha=0.0, bonus=0.0, join_min_count=5, join_units=0.3, units_from=-10.0)
     sure = np.array([5.0, 5.0, 5.0])  # the head cuts every junction
     assert list(cut_junctions(TextPlan("翻山越岭"), sure, table, options)) == [False, False, False]
@@ -234,7 +235,7 @@ LONG_WORDS = ["中华人民共和国成立", "中华人民共和国的人", "在
 
 
 def test_long_words_join_where_the_raw_text_never_breaks_them():
-    table = WordTable.from_texts(LONG_WORDS, max_n=6, min_count=1)
+    table = build_word_table(LONG_WORDS, max_n=6, min_count=1)
     options = WordDecoding(alpha=0.0, bonus=0.0, join2=None, join3=None, join4=None, join_units=None,
                            units_logp=None, join_min_count=5, join_long=0.7)
     # 中华人民|共和国: 华人民共和国 is all of 华人民's and 12/13 of 共和国's occurrences: one word

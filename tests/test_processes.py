@@ -10,7 +10,7 @@ import pytest
 
 from segmenter.api import Segmenter
 from segmenter.run.processes import PROCESS_CHARS, SegmenterProcesses
-from segmenter.words.table import WordTable
+from segmenter.train.ngram_counting import build_word_table
 
 from test_cores_default import SIZES, onnx_folder, serial, varied_texts  # noqa: F401 (fixtures)
 
@@ -96,7 +96,7 @@ def test_no_helpers_where_they_cannot_or_should_not_start(onnx_folder, monkeypat
         assert segmenter._helpers._pool is None
     replaced = Segmenter(onnx_folder, num_threads=2, **SIZES)
     assert replaced.word_table is None  # the tiny model decodes by threshold, without a table
-    replaced.word_table = WordTable.from_texts(texts, max_n=2, min_count=1)  # the helpers would load the folder's
+    replaced.word_table = build_word_table(texts, max_n=2, min_count=1)  # the helpers would load the folder's
     replaced.segment_batch(texts)
     assert replaced._helpers._pool is None
     with pytest.raises(TypeError, match="processes must be True"):

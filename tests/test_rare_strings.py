@@ -6,6 +6,7 @@ import pytest
 
 from segmenter.train.rare_strings import with_rare_strings
 from segmenter.train.unigram import fit_unigram
+from segmenter.train.ngram_counting import build_word_table
 from segmenter.words.table import WordTable
 
 CONTEXTS = ["他说", "我们", "今天", "人民", "老师", "大家"]
@@ -19,7 +20,7 @@ RAW = (["人民的社会主义好", "社会主义国家", "人民好", "社会�
 
 @pytest.fixture(scope="module")
 def tables():
-    counted = WordTable.from_texts(RAW, max_n=6, min_count=5)
+    counted = build_word_table(RAW, max_n=6, min_count=5)
     table = counted.pruned(10)
     return counted, table.with_unigram(fit_unigram(table, RAW, 4))
 

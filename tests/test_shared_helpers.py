@@ -5,14 +5,14 @@ import numpy as np
 
 from segmenter.model.readout import SLICE_TOKENS, batch_slices, heads_by_layer, profile_order
 from segmenter.train.unigram import fit_unigram
-from segmenter.words.table import WordTable
+from segmenter.train.ngram_counting import build_word_table
 
 RAW = ["社会主义好", "人民的社会主义", "社会主义国家", "社会发展", "人民好", "社会主义和人民", "人民的国家",
        "社会好"] * 5
 
 
 def test_logp_margin_is_the_whole_against_its_pieces():
-    table = WordTable.from_texts(RAW, max_n=4, min_count=2)
+    table = build_word_table(RAW, max_n=4, min_count=2)
     table = table.with_unigram(fit_unigram(table, RAW, 4))
     text = "人民的社会主义国家"
     starts, pieces = [3, 3, 0, 7], [(2, 2), (1, 1, 1, 1), (2, 1), (1, 1)]
@@ -27,7 +27,7 @@ def test_logp_margin_is_the_whole_against_its_pieces():
 
 
 def test_shares_divide_the_whole_count_by_the_part_count():
-    table = WordTable.from_texts(RAW, max_n=4, min_count=1)
+    table = build_word_table(RAW, max_n=4, min_count=1)
     text = "社会主义好社会"
     count, share, most = table.shares_at(text, [0], 4, [(0, 2)], [(0, 2), (2, 2)])
     whole = table.counts_at(text, [0], [4])[0]

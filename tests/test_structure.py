@@ -35,6 +35,21 @@ def test_segment_loads_no_training_or_benchmark_code(tiny_model_dir, model):
     assert done.stdout.strip() == "", f"the runtime imported {done.stdout.strip()}"
 
 
+@pytest.mark.slow
+def test_module_segment_loads_no_build_time_code():
+    """`segmenter.segment` (the default model, its word table and standard) imports nothing of
+    segmenter.train, .bench or .cli: building a table or a model is not a runtime step."""
+    code = (
+        "import sys, segmenter\n"
+        "words = segmenter.segment('我爱北京天安门。')\n"
+        "loaded = [m for m in sys.modules if m.startswith(('segmenter.train', 'segmenter.bench', 'segmenter.cli'))]\n"
+        "print(','.join(loaded))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "", f"segment() imported {done.stdout.strip()}"
+
+
 # Packages the runtime (the modules directly in segmenter/ and its stages: text, model, words,
 # standards, run) must never import, even lazily: what builds a model or measures one.
 NOT_RUNTIME = ("segmenter.train", "segmenter.bench", "segmenter.scale", "segmenter.cli")

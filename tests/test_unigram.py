@@ -9,6 +9,7 @@ import pytest
 from segmenter.words.decoding import WordDecoding, cut_junctions
 from segmenter.text.plan import TextPlan
 from segmenter.train.unigram import fit_unigram, table_rows
+from segmenter.train.ngram_counting import build_word_table
 from segmenter.words.table import WordTable
 
 # 主义 occurs only inside 社会主义 here; 人民 and 社会 also stand alone.
@@ -16,7 +17,7 @@ RAW = ["社会主义好", "人民的社会主义", "社会主义国家", "社会
 
 
 def fitted(rounds=6):
-    table = WordTable.from_texts(RAW, max_n=4, min_count=2)
+    table = build_word_table(RAW, max_n=4, min_count=2)
     return table, fit_unigram(table, RAW, rounds)
 
 
@@ -87,7 +88,7 @@ def test_the_model_saves_loads_prunes_and_combines(tmp_path):
     pruned = with_model.pruned(20)  # the model's values stay with their strings
     assert np.isclose(pruned.autonomy_and_logp("社会主义")[1][0, 3], values[0, 3])
     # adapt: a string the user's text brings gets the probability of its scaled count
-    other = WordTable.from_texts(["云计算好"] * 10, max_n=4, min_count=1)
+    other = build_word_table(["云计算好"] * 10, max_n=4, min_count=1)
     combined = with_model.combined_with(other, min_count=5)
     brought = combined.autonomy_and_logp("云计算")[1][0, 2]
     scaled = 10 * model["chars"] / other.info["chars"]
@@ -138,7 +139,7 @@ CUP = ["世界杯比赛", "看世界杯", "世界杯很好", "世界和平", "�
 
 
 def test_coarse_levels_join_two_plus_one_by_the_model():
-    table = WordTable.from_texts(CUP, max_n=4, min_count=1)
+    table = build_word_table(CUP, max_n=4, min_count=1)
     table = table.with_unigram(fit_unigram(table, CUP, 6))
     options = WordDecoding(alpha=0.0, gamma=0.0, join_min_count=5, join2=None, join4=None, join_units=None)
     scores = np.array([-5.0, 3.0])  # the heads cut 世界|杯
@@ -151,7 +152,7 @@ def test_coarse_levels_join_two_plus_one_by_the_model():
     full = table.autonomy_and_logp(text, 4)[1]
     np.testing.assert_array_equal(table.logp_at(text, starts, lengths), full[starts, lengths - 1])
     with pytest.raises(ValueError, match="no unigram model"):
-        WordTable.from_texts(CUP, max_n=4, min_count=1).logp_at(text, starts, lengths)
+        build_word_table(CUP, max_n=4, min_count=1).logp_at(text, starts, lengths)
     with pytest.raises(ValueError, match="join3_logp"):
         WordDecoding(join3_logp=float("nan"))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from segmenter.train.ngram_counting import sample_raw_lines
+from segmenter.train.ngram_counting import build_word_table, sample_raw_lines
 from segmenter.train.ngrams import BranchingEntropy
 from segmenter.words.table import FEW_QUERIES, WordTable
 
@@ -24,7 +24,7 @@ COMPOUNDS = ["国内生产总值增长", "生产总值很高", "他们的生产�
 
 def test_autonomy_matches_the_teachers_branching_entropy():
     # the hash-coded counts give the nVBE autonomy of train/ngrams.py (up to float16 rounding)
-    table = WordTable.from_texts(TOY, max_n=3, min_count=1)
+    table = build_word_table(TOY, max_n=3, min_count=1)
     reference = BranchingEntropy.from_texts(TOY, max_n=3)
     for text in ("我们的办公室", "中华人民共和国", "他在北京工作"):
         ours, theirs = table.autonomy(text, 3), reference.autonomy(text)
@@ -33,7 +33,7 @@ def test_autonomy_matches_the_teachers_branching_entropy():
 
 
 def test_table_prunes_saves_and_loads(tmp_path):
-    table = WordTable.from_texts(TOY, max_n=4, min_count=1)
+    table = build_word_table(TOY, max_n=4, min_count=1)
     pruned = table.pruned(5)
     assert 0 < len(pruned) < len(table)
     assert np.isnan(pruned.autonomy("华人民")[0, 2]) and not np.isnan(table.autonomy("华人民")[0, 2])
@@ -52,7 +52,7 @@ def test_a_loaded_table_maps_the_file_and_holds_what_np_load_reads(tmp_path):
     # mapped_npz: the worker processes of one run share the table's pages instead of a copy each
     from segmenter.run.files import mapped_npz
 
-    path = WordTable.from_texts(TOY, max_n=4, min_count=1).save(tmp_path)
+    path = build_word_table(TOY, max_n=4, min_count=1).save(tmp_path)
     mapped, loaded = mapped_npz(path), np.load(path)
     assert sorted(mapped) == sorted(loaded.files)
     for name in loaded.files:
@@ -91,12 +91,12 @@ def test_four_gram_entropies_survive_a_large_alphabet():
     # followed once by chars[6994] and twice by each of four others: 9 occurrences
     expected = np.log(9) - 4 * 2 * np.log(2) / 9
     assert entropy._table_entropy(4, code, 0)[0] == pytest.approx(expected, abs=1e-5)
-    table = WordTable.from_texts(texts, max_n=4, min_count=1)  # the hash table agrees
+    table = build_word_table(texts, max_n=4, min_count=1)  # the hash table agrees
     assert table.counts(word)[0, 3] == 9
 
 
 def test_values_at_chosen_strings_match_the_full_tables():
-    table = WordTable.from_texts(TOY + COMPOUNDS, max_n=4, min_count=1)
+    table = build_word_table(TOY + COMPOUNDS, max_n=4, min_count=1)
     text = "我们的共和国在国内生产总值办公室，新华社"
     full_counts, full_autonomy = table.counts(text, 4), table.autonomy(text, 4)
     starts = np.array([0, 3, 8, 9, 13, len(text) - 2, len(text) - 1])
@@ -111,7 +111,7 @@ def test_values_at_chosen_strings_match_the_full_tables():
 
 def test_few_strings_read_as_many_do():
     """_values_at hashes a handful of strings in Python (FEW_QUERIES), more with numpy: the same values."""
-    table = WordTable.from_texts(TOY + COMPOUNDS, max_n=4, min_count=1)
+    table = build_word_table(TOY + COMPOUNDS, max_n=4, min_count=1)
     text = "我们的共和国在国内生产总值办公室，新华社\U00020000的"  # an astral character too
     starts, lengths = (np.array(a) for a in zip(*[(s, n) for s in range(-1, len(text) + 1) for n in range(0, 6)]))
     assert len(starts) > FEW_QUERIES
@@ -125,7 +125,7 @@ def test_few_strings_read_as_many_do():
 def test_room_looks_up_only_the_strings_inside_a_run():
     """autonomy_and_logp(..., room): the decoder's lookup, only strings of at most room[i]
     characters from character i; the others read as missing, the rest as without room."""
-    table = WordTable.from_texts(TOY + COMPOUNDS, max_n=4, min_count=1)
+    table = build_word_table(TOY + COMPOUNDS, max_n=4, min_count=1)
     text = "我们的共和国，国内生产总值"
     room = np.array([1, 1, 1, 2, 1, 1, 0, 2, 1, 4, 3, 2, 1])  # as if runs were cut shorter
     full, limited = table.autonomy(text, 4), table.autonomy_and_logp(text, 4, room)[0]

@@ -42,9 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..train.ngram_counting import sample_raw_lines
+    from ..train.ngram_counting import build_word_table, sample_raw_lines
     from ..train.rare_strings import RARE_AUTONOMY, RARE_COUNT, with_rare_strings
-    from ..words.table import WordTable
 
     check_raw(args.raw)
     chars = args.chars or [None]
@@ -71,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         lines = sample_raw_lines(args.raw, chars)
         # Counted once, down to the rare count: pruning keeps the autonomies (z-scored over all types).
-        counted = WordTable.from_texts(lines, max_n=args.max_n, min_count=args.rare_count if rare else args.min_count)
+        counted = build_word_table(lines, max_n=args.max_n, min_count=args.rare_count if rare else args.min_count)
         table = counted.pruned(args.min_count) if rare else counted
         if args.unigram_rounds:
             from ..train.unigram import fit_unigram

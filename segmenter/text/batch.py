@@ -1,7 +1,7 @@
-"""What the rules of rules.py run over: a batch of texts joined into one (`Texts`), and the helpers
+"""What the rules of standards/ run over: a batch of texts joined into one (`Texts`), and the helpers
 the rules draw on.
 
-A rule (a convention: number_rules.py, word_rules.py) takes (texts, ends, conventions, setting,
+A rule (a convention: standards/number_rules.py, word_rules.py) takes (texts, ends, conventions, setting,
 word_table) and returns the ends. `ends` is a sorted int64 array of word ends in the joined text, so
 one regex pass and one word-table lookup serve a whole batch. The helpers: which code points are
 among a character list (is_among, among_sorted: one binary search, not np.isin's sorts, which a
@@ -20,13 +20,13 @@ from .runs import Run, code_points
 
 # Between two texts of a batch: no character list of a rule may hold it (conventions.py checks), so
 # no regex, run or word of a rule reaches across it. Two characters: the one mark that takes the
-# character after it (a ZWJ ending a text, text.attached_end) takes the first, never the next text;
+# character after it (a ZWJ ending a text, runs.attached_end) takes the first, never the next text;
 # word ends inside a separator or at its end are not any text's (Texts.split drops them).
 SEPARATOR = "\n\n"
 
 
 class Texts:
-    """Texts joined by SEPARATOR, with their runs (text.py, each in its own text's offsets): what
+    """Texts joined by SEPARATOR, with their runs (runs.py, each in its own text's offsets): what
     the conventions run over. A batch's word ends are the sorted ends in the joined `text`: each
     text's own, shifted by its start, and the end of each separator."""
 
@@ -44,7 +44,7 @@ class Texts:
 
     @property
     def codes(self) -> np.ndarray:
-        """Code points of `text` (text.code_points), computed once."""
+        """Code points of `text` (runs.code_points), computed once."""
         if self._codes is None:
             self._codes = code_points(self.text)
         return self._codes

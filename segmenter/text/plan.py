@@ -1,11 +1,11 @@
 """Junctions: the places between two Han characters where only the model can decide.
 
-A text becomes a `TextPlan`: its runs (text.py), its model sequence (every non-space
+A text becomes a `TextPlan`: its runs (runs.py), its model sequence (every non-space
 character: punctuation, digits and Latin letters are context the model reads, even though
 their own boundaries come from rules) and the junctions inside Han runs. `score_texts` (the
 one scoring entry: Segmenter.score_texts, head discovery, self-training and the benchmark all
 use it) cuts the model sequences into windows (whole sentences of one line where they fit,
-else overlapping: text.sentence_windows), encodes only the windows that hold a junction, and
+else overlapping: runs.sentence_windows), encodes only the windows that hold a junction, and
 gathers the per-head scores of every junction from the window that keeps it.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ class TextPlan:
         # the model. A Han run may end in marks that belong to its last character (an accent,
         # a variation selector U+E0100…, a ZWJ): only the junctions between its leading Han
         # characters count, so that no word starts with a mark. A text of plain characters
-        # (text.is_plain) has no marks: its Han runs end where their Han characters do.
+        # (runs.is_plain) has no marks: its Han runs end where their Han characters do.
         han = [(r.start, r.end if plain else HAN_SPAN_RE.match(text, r.start).end()) for r in runs if r.kind == "han"]
         if "space" not in map(_KIND, runs):  # every character is a model input: q = its index
             self.positions = np.arange(len(text), dtype=np.int64)

@@ -26,7 +26,7 @@ HAN_RANGES = (
 )
 HAN_CLASS = "".join(chr(lo) if lo == hi else f"{chr(lo)}-{chr(hi)}" for lo, hi in HAN_RANGES)  # inside [...]
 _DIGIT = "0-9\uff10-\uff19"
-# The characters that end a line, as str.splitlines has them (a window holds one line: junctions.py).
+# The characters that end a line, as str.splitlines has them (a window holds one line: plan.py).
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # Latin letters, accented ones included (precomposed "café" is one word, as "cafe\u0301" is), and
 # the combining accents a decomposed letter carries inside a word ("e\u0301te\u0301", NFD text).

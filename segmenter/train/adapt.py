@@ -77,6 +77,7 @@ from ..model.integrity import write_manifest
 from ..model.profile import PROFILE_FILE
 from ..run.files import check_new_folder, staged_folder
 from ..text.runs import HAN_RE
+from .ngram_counting import build_word_table
 from ..words.table import WordTable
 from ..words.table_files import TABLE_FILE, TABLE_REFERENCE, table_path
 from .corpus import iter_raw_lines
@@ -209,7 +210,7 @@ def adapted_table(shipped: WordTable | None, lines: list[str], min_count: int | 
     benchmarks/standards_dev.py scores it on the six dev files."""
     max_n = max_n or (shipped.max_n if shipped is not None else 6)
     # min_count=1 here: pruning happens in the combination, so the count rule is in one place.
-    domain = WordTable.from_texts(lines, max_n=max_n, min_count=1)
+    domain = build_word_table(lines, max_n=max_n, min_count=1)
     han_chars = int(domain.info["chars"])
     min_count = min_count or auto_min_count(han_chars)
     if shipped is None:

@@ -63,7 +63,7 @@ def without_keys(table: WordTable, found: list[dict[int, np.ndarray]]) -> WordTa
 
 def new_string_occurrences(shipped: WordTable, domain: WordTable, text: str):
     """Per length n >= 2: (n, hashes, starts) of every occurrence in `text` (the domain's lines
-    joined) of the domain strings the shipped table lacks, hashed the way WordTable.from_texts
+    joined) of the domain strings the shipped table lacks, hashed the way ngram_counting.build_word_table
     hashed them; starts are offsets in `text`, in order."""
     codepoints = code_points(text)
     han = han_mask(codepoints)

@@ -1,6 +1,6 @@
-"""Counting a raw text's n-grams of Han characters into the columns of a word table (wordstats.py):
+"""Counting a raw text's n-grams of Han characters into the columns of a word table (words/table.py):
 per length n, the sorted hashes of the strings (hashindex.hash_step), their autonomy (the
-normalized variation of branching entropy, wordstats.py's docstring) and their counts.
+normalized variation of branching entropy, words/table.py's docstring) and their counts.
 
 All n-grams of a length are hashed at once from those one shorter (one numpy pass per n); the
 entropies of the character after and before each string come from sorting its occurrences with
@@ -15,7 +15,15 @@ import numpy as np
 
 from ..text.runs import code_points, han_mask
 from ..words.hashindex import hash_step, lookup
+from ..words.table import WordTable
 from .corpus import iter_raw_lines
+
+
+def build_word_table(texts: Iterable[str], max_n: int = 6, min_count: int = 5) -> WordTable:
+    """A word table of raw lines: the n-grams (n <= max_n) of Han characters seen `min_count`
+    times or more (count_ngrams). Autonomy z-scores are taken over all types, before pruning."""
+    tables, chars = count_ngrams(texts, max_n, min_count)
+    return WordTable(tables, {"chars": chars, "min_count": min_count, "max_n": max_n})
 
 
 def count_ngrams(texts: Iterable[str], max_n: int, min_count: int) -> tuple[dict, int]:

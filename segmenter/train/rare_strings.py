@@ -8,7 +8,7 @@ the heads, not a verdict: the heads still win at 京|都|大学 (塞翁失马 jo
 unit: decoding.py's units_min_count).
 
 This step adds them, with the evidence a rare string needs: seen `rare_count` times or more, an
-autonomy (the z-scored branching-entropy variation of wordstats.WordTable.from_texts, over all
+autonomy (the z-scored branching-entropy variation of ngram_counting.build_word_table, over all
 types of its length) of `min_autonomy` or more, at most the decoder's longest word, and not a
 phrase or a fragment, by the same tests `segmenter adapt` applies to a user's new strings
 (train/adapt.py: 药疹+的, 江苏苏宁易 of 江苏苏宁易购). Characters seen `rare_count` times come in

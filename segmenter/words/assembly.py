@@ -7,9 +7,9 @@
     ends, margins       -- UserDictionary.apply: its words whole, overlaps by the margins ->  ends
     ends                -- tokens ---------------------------------------------------------->  [(word, start, end)]
 
-J is the number of junctions of a plan (junctions.py: the places between two Han characters);
+J is the number of junctions of a plan (text/plan.py: the places between two Han characters);
 `ends` are sorted end offsets into plan.text, the last one len(text), so the words always tile
-the text. Up to the user dictionary, a batch's ends are those of its texts joined (rule_texts.Texts):
+the text. Up to the user dictionary, a batch's ends are those of its texts joined (text.batch.Texts):
 each stage runs once over the batch, not once a text. The level (levels.Level) carries
 everything that depends on the granularity. Each stage is a function of its input alone:
 benchmarks and training that make cuts of their own (an oracle, an ablation row) enter at
@@ -53,7 +53,7 @@ def decide_cuts(plans: list[TextPlan], margins: list[np.ndarray], level: Level,
 
 
 def cut_ends(plan: TextPlan, cuts: np.ndarray) -> np.ndarray:
-    """Sorted word end offsets: the end of every run (text.py's rules), and the character after
+    """Sorted word end offsets: the end of every run (text/runs.py's rules), and the character after
     every cut junction."""
     return cut_ends_of(texts_of([plan]), [plan], [cuts])
 
@@ -63,7 +63,7 @@ def texts_of(plans: list[TextPlan]) -> Texts:
 
 
 def cut_ends_of(texts: Texts, plans: list[TextPlan], cuts: list[np.ndarray]) -> np.ndarray:
-    """cut_ends of each plan at once: the batch's word ends in texts.text (rule_texts.Texts)."""
+    """cut_ends of each plan at once: the batch's word ends in texts.text (text.batch.Texts)."""
     starts = texts.starts.tolist()
     run_ends = [start + run.end for start, plan in zip(starts, plans) for run in plan.runs]
     cut = [plan.positions[plan.junctions[c]] if len(plan.junctions) else _NO_ENDS for plan, c in zip(plans, cuts)]
@@ -95,7 +95,7 @@ def tokens(text: str, ends: np.ndarray) -> list[Token]:
 
 
 def tokens_of(texts: Texts, ends: np.ndarray, words_only: bool = False) -> list[list[Token]] | list[list[str]]:
-    """The tokens of each text, from the batch's word ends (rule_texts.Texts): one pass over all words.
+    """The tokens of each text, from the batch's word ends (text.batch.Texts): one pass over all words.
     words_only: the words alone (segment_batch's answer, without a Token per word)."""
     ends, owner = texts.owners(ends)
     offset = texts.starts[owner]
@@ -124,7 +124,7 @@ def words_from_cuts(
 ) -> list[list[Token]] | list[list[str]]:
     """The stages after the cut decisions: run ends and cuts, the conventions of `rules` (None:
     none), the user dictionary (its overlaps settled by `margins`; None: by length and position).
-    Each stage but the user dictionary runs once over the batch (rule_texts.Texts). words_only: words,
+    Each stage but the user dictionary runs once over the batch (text.batch.Texts). words_only: words,
     not tokens."""
     texts = texts_of(plans)
     ends = cut_ends_of(texts, plans, cuts)

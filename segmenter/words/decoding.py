@@ -6,7 +6,7 @@ model's head cuts most of them. Here each Han run is segmented by dynamic progra
 (a semi-Markov / Viterbi decoder) into the words w that maximize
 
     sum over cut junctions k of   beta * clip(s_k)            (s: the heads' score minus the threshold)
-  + sum over words w of           alpha * A(w) * len(w)       (A: autonomy from raw text, wordstats.py)
+  + sum over words w of           alpha * A(w) * len(w)       (A: autonomy from raw text, table.py)
                                 + bonus  if len(w) >= 3 and A(w) >= bonus_from
                                 + gamma * log p(w)          (p: the table's unigram word model)
 
@@ -24,7 +24,7 @@ probability is far below what its raw count gives it; the term keeps units such 
 whole where the heads' inner cuts are weak (a strong inner cut still wins), which the bonus
 did before it. A table without the model leaves the term out.
 
-After the Viterbi, word_joins.py joins decoded words whose joined string the raw text rarely
+After the Viterbi, joins.py joins decoded words whose joined string the raw text rarely
 breaks (生产|总值 -> 生产总值, 其|中 -> 其中, 翻|山|越|岭): cut_junctions_batch runs them on its cuts.
 
 The decoder works on per-junction scores only, so it does not care how they were computed

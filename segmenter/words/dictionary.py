@@ -10,7 +10,7 @@ between its pieces. Nothing else changes: the rest of the text keeps the model's
 
 Where an entry can occur: both of its edges (and its piece boundaries) must fall where a word
 may end: between two Han characters, or at the edge of a text run (a Latin word, a number, a
-URL, a punctuation mark, a space; text.py). So a user word may join runs (`Edu Trust认证`,
+URL, a punctuation mark, a space; text/runs.py). So a user word may join runs (`Edu Trust认证`,
 `easy_install`), but it never cuts a Latin word or a number in two ("GPT" does not match in
 "GPT-4").
 

@@ -2,7 +2,7 @@
 the sorted hashes (find_keys), and an open-addressing index over them (KeyIndex): where each
 query sits, in one or two probes.
 
-The word table (wordstats.WordTable) keeps, per string length, sorted uint64 hashes. A
+The word table (table.WordTable) keeps, per string length, sorted uint64 hashes. A
 binary search (np.searchsorted) over half a million of them costs ~20 dependent reads a query,
 most of them cache misses once the 4 MB array is out of the core's cache: in calls of 4 k
 characters the decoder's lookups took 13-18% of a `fast` segmentation. KeyIndex maps a
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-# A string's hash: h <- h * MULTIPLIER + code point (mod 2**64), from h = 0 (wordstats.py: collisions
+# A string's hash: h <- h * MULTIPLIER + code point (mod 2**64), from h = 0 (table.py: collisions
 # ~1e-8 for a million keys). MULTIPLIER is an odd 64-bit constant.
 MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 MULTIPLIER_INT, HASH_MASK = int(MULTIPLIER), 2**64 - 1  # the same hash in Python integers (a few strings)

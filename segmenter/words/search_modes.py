@@ -54,7 +54,7 @@ def known_parts(text: str, words: list[Token], word_table) -> set[Token]:
     knows as units (autonomy >= 0; 科学院 -> 科学) and, where the table has a unigram model,
     that the model uses as a word: at least MIN_WORDS expected occurrences as a word in its
     training text (国务院 -> 国务, not 务院: a string EM never takes as a word has the floor,
-    wordstats.UNIGRAM_FLOOR; 头孢曲松 -> 头孢, not 孢曲 or 头孢曲). None without a table."""
+    table.UNIGRAM_FLOOR; 头孢曲松 -> 头孢, not 孢曲 or 头孢曲). None without a table."""
     grams = [(at, n) for _, start, end in words if end - start > 2 and HAN_SPAN_RE.fullmatch(text, start, end)
              for n in (2, 3) if end - start > n for at in range(start, end - n + 1)]
     if word_table is None or not grams:

@@ -11,14 +11,14 @@ Sagot 2012), the same autonomy that the self-training teacher uses (train/ngrams
 
 H_r / H_l: entropy of the character after / before x (anything not Han counts as one symbol);
 z_n: z-score over the n-gram types of length n. train/ngrams.py codes n-grams as base-V
-integers, which overflows int64 past four characters (V ~ 7,000); this table (counted by
-ngram_counting.py) keys every n-gram by a 64-bit polynomial hash of its code points
+integers, which overflows int64 past four characters (V ~ 7,000); this table (built at
+training time: train/ngram_counting.build_word_table) keys every n-gram by a 64-bit polynomial hash of its code points
 (hashindex.hash_step; collisions: ~1e-8 for a million keys), so n is not capped.
 
 `WordTable` is what ships beside a model (`ngrams.npz`, 26 MiB for the default's; the file and
-where a folder keeps it: wordstats_files.py): for each length n, the
+where a folder keeps it: table_files.py): for each length n, the
 sorted hashes of the n-grams seen at least `min_count` times and their autonomy (float16);
-and their counts (uint32: the decoder's cohesive pairs read them, word_joins.join_cohesive);
+and their counts (uint32: the decoder's cohesive pairs read them, joins.join_cohesive);
 optionally a unigram word model over the same strings (float16 log p(w), fitted by EM on the
 raw text: train/unigram.py), which the decoder adds per word. Strings that were pruned or never
 seen get no autonomy (NaN): the decoder treats them as unknown (decoding.py), and the unigram
@@ -27,12 +27,10 @@ model gives them its `unseen` log-probability.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
 from ..text.runs import code_points
-from ..train.ngram_counting import count_ngrams
 from .hashindex import HASH_MASK, MULTIPLIER_INT, KeyIndex, find_keys, hash_step
 from .table_files import read_table, write_table
 
@@ -67,14 +65,6 @@ class WordTable:
         """This table with a unigram word model (train/unigram.fit_unigram's result) beside it."""
         return WordTable(self.tables, self.info, {k: unigram[k] for k in ("logp", "unseen", "words", "chars")})
 
-    # -- building ---------------------------------------------------------------------------
-    @classmethod
-    def from_texts(cls, texts: Iterable[str], max_n: int = 6, min_count: int = 5) -> "WordTable":
-        """Count the n-grams (n <= max_n) of Han characters in raw lines (ngram_counting.py); keep
-        those seen `min_count` times or more. Autonomy z-scores are taken over all types, before pruning."""
-        tables, chars = count_ngrams(texts, max_n, min_count)
-        return cls(tables, {"chars": chars, "min_count": min_count, "max_n": max_n})
-
     # -- persistence ------------------------------------------------------------------------
     def pruned(self, min_count: int) -> "WordTable":
         """The n-grams seen at least `min_count` times (autonomies and unigram values unchanged)."""
@@ -86,7 +76,7 @@ class WordTable:
 
     def save(self, folder_or_file: str | Path, with_counts: bool = True) -> Path:
         """Write `ngrams.npz` (into a folder) or the file named; with_counts=False leaves the counts out
-        (a table without them decodes the same, but joins no cohesive pairs). wordstats_files.py."""
+        (a table without them decodes the same, but joins no cohesive pairs). table_files.py."""
         return write_table(folder_or_file, self.tables, self.info, self.unigram, with_counts)
 
     @classmethod
@@ -164,7 +154,7 @@ class WordTable:
 
     def counts_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Counts of the strings text[starts[i] : starts[i] + lengths[i]] (0 where not in the
-        table): only those are looked up, not every string of the text (word_joins.join_cohesive)."""
+        table): only those are looked up, not every string of the text (joins.join_cohesive)."""
         return self._values_at(text, starts, lengths, "counts")
 
     def autonomy_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

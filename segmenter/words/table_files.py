@@ -6,7 +6,7 @@ the package holds one copy of the 26 MiB table). The file is a plain npz, one me
 and length n: keys{n} (sorted uint64 hashes), autonomy{n} (float16), counts{n} (uint32; absent
 in a table saved without them), logp{n} (float16, with a unigram model), and `info` (Han
 characters counted, min count) and `unigram` (unseen log p, expected words, characters fitted
-on). wordstats.WordTable.save and .load read and write it through write_table and read_table.
+on). table.WordTable.save and .load read and write it through write_table and read_table.
 """
 from __future__ import annotations
 
