@@ -34,10 +34,11 @@ RUNTIMES = ("torch", "numpy", "onnx-fp32", "onnx-int8")
 
 def export_models(model: str | None, workdir: Path) -> None:
     """workdir/model: a copy of the model folder with its model.onnx (fp32); workdir/model-int8:
-    the same with int8 weights. Both made by segmenter.onnx_engine.export_onnx (needs torch)."""
+    the same with int8 weights. Both made by segmenter.train.onnx_export.export_onnx (needs torch)."""
     from segmenter.api import Segmenter
     from segmenter.model.integrity import update_manifest
-    from segmenter.model.onnx_engine import ONNX_FILE, export_onnx
+    from segmenter.model.onnx_engine import ONNX_FILE
+    from segmenter.train.onnx_export import export_onnx
 
     seg = Segmenter(model, engine="torch")
     for name, int8 in (("model", False), ("model-int8", True)):

@@ -25,7 +25,7 @@ SIZES = {"window": 30, "overlap": 8}
 @pytest.fixture(scope="module")
 def onnx_folder(tmp_path_factory):
     """A tiny model with its model.onnx, exported in this process (a second or two)."""
-    from segmenter.model.onnx_engine import export_onnx
+    from segmenter.train.onnx_export import export_onnx
 
     profile = HeadProfile(heads=[(1, 0), (1, 1)], weights=[0.5, 0.5], source="test")
     folder = make_tiny_model(tmp_path_factory.mktemp("cores") / "m", layers=2, profile=profile)

@@ -144,7 +144,7 @@ def test_the_graph_gives_each_rows_max_and_no_copy_of_the_logits(exported, tmp_p
     import onnxruntime
 
     from segmenter.model.numpy_ops import scores_from_logits
-    from segmenter.model.onnx_engine import export_onnx
+    from segmenter.train.onnx_export import export_onnx
     from segmenter.train.onnx_graph import LOGITS, ROW_MAX, finish_graph
     from segmenter.model.reader import batch_ids
 
@@ -214,7 +214,7 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
     two = Segmenter(folder, window=30, overlap=8, num_threads=2, processes=False)
     assert two.segment_batch(texts) == one.segment_batch(texts) == [one.segment(t) for t in texts]
     with pytest.raises(ValueError, match="needs calibration"):
-        from segmenter.model.onnx_engine import export_onnx
+        from segmenter.train.onnx_export import export_onnx
 
         export_onnx(Segmenter(folder, engine="torch"), tmp_path / "x.onnx", int8="static")
 

@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..api import Segmenter
     from ..model.folders import ModelLoadError
-    from ..model.onnx_engine import ONNX_FILE, export_onnx
+    from ..model.onnx_engine import ONNX_FILE
+    from ..train.onnx_export import export_onnx
 
     if (args.int8 == "static") != bool(args.calibration):
         raise CLIError("--int8 static needs --calibration RAW… (raw text files), and --calibration goes with it")

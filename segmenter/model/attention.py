@@ -42,6 +42,14 @@ class AttentionReader:
         if not self.fast:
             output = self.model(input_ids=input_ids, attention_mask=attention_mask, output_attentions=True)
             return {layer: output.attentions[layer][:, heads] for layer, heads in self.heads_by_layer.items()}
+        return {layer: logits.softmax(dim=-1) for layer, logits in self.logits(input_ids, attention_mask).items()}
+
+    def logits(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> dict[int, torch.Tensor]:
+        """The fast path stopped before the softmax: {layer: q k^T / sqrt(d) + mask, (B, K_l, T, T)}.
+        Also what the ONNX export traces (train/onnx_export.py), so that graph computes these heads
+        as this reader does."""
+        if not self.fast:
+            raise ValueError("the attention logits need a BERT layout (embeddings, encoder.layer[i].attention.self)")
         hidden = self.model.embeddings(input_ids=input_ids)
         # Additive mask (B, 1, 1, T): 0 where a token may be attended, the dtype's minimum at
         # padding. Eager and SDPA attention both take this form.
@@ -49,7 +57,7 @@ class AttentionReader:
         captured = {}
         for index, layer in enumerate(self.model.encoder.layer[: self.deepest + 1]):
             if index in self.heads_by_layer:
-                captured[index] = self._weights(layer.attention.self, hidden, additive, self.heads_by_layer[index])
+                captured[index] = self._logits(layer.attention.self, hidden, additive, self.heads_by_layer[index])
             if index == self.deepest:
                 break
             output = layer(hidden, attention_mask=additive)
@@ -57,8 +65,8 @@ class AttentionReader:
         return captured
 
     @staticmethod
-    def _weights(attention, hidden: torch.Tensor, additive: torch.Tensor, heads: list[int]) -> torch.Tensor:
-        """softmax(q k^T / sqrt(d) + mask) for the listed heads only: (B, K, T, T)."""
+    def _logits(attention, hidden: torch.Tensor, additive: torch.Tensor, heads: list[int]) -> torch.Tensor:
+        """q k^T / sqrt(d) + mask for the listed heads only: (B, K, T, T)."""
         size = attention.attention_head_size
         rows = torch.cat([torch.arange(h * size, (h + 1) * size) for h in heads]).to(hidden.device)
         batch, tokens, _ = hidden.shape
@@ -68,6 +76,4 @@ class AttentionReader:
                                              linear.bias[rows] if linear.bias is not None else None)
             return out.view(batch, tokens, len(heads), size).transpose(1, 2)
 
-        query, key = project(attention.query), project(attention.key)
-        scores = query @ key.transpose(-1, -2) * size**-0.5 + additive
-        return scores.softmax(dim=-1)
+        return project(attention.query) @ project(attention.key).transpose(-1, -2) * size**-0.5 + additive

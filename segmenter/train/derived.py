@@ -13,11 +13,12 @@ import shutil
 from pathlib import Path
 
 from ..model.integrity import write_manifest
-from ..model.onnx_engine import ONNX_FILE, export_onnx, exported_kind
+from ..model.onnx_engine import ONNX_FILE, exported_kind
 from ..model.profile import PROFILE_FILE
 from ..run.files import staged_folder
 from ..words.table_files import standalone_table
 from .model_card import append_card_section
+from .onnx_export import export_onnx
 from .onnx_static import CALIBRATION_LINES
 
 

@@ -1,4 +1,4 @@
-"""Edits of an exported reader graph (onnx_engine.export_onnx) that leave its arithmetic alone.
+"""Edits of an exported reader graph (onnx_export.export_onnx) that leave its arithmetic alone.
 
     store_float16   float32 weights that float16 holds exactly, stored as float16: half the file
     finish_graph    no copy after the logits, and each row's max as a second output, `row_max`

@@ -1,6 +1,6 @@
 """Static int8: the reader graph with int8 weights and activation scales fixed once, from raw text.
 
-Dynamic quantisation (onnx_engine.export_onnx(int8="dynamic")) takes each batch's activation
+Dynamic quantisation (onnx_export.export_onnx(int8="dynamic")) takes each batch's activation
 scale from that batch, so a window's scores depend on the windows batched with it and the words
 change with the number of threads and the batch size. Static quantisation measures the scales
 once, on the batches the pipeline itself makes from raw text (`calibration_feeds`), and writes
@@ -153,7 +153,7 @@ def attention_products(graph) -> list[str]:
 
 
 def calibration_record(texts: list[str], source: str) -> str:
-    """What calibrated the graph: the value of its metadata entry onnx_engine.STATIC_KEY (JSON)."""
+    """What calibrated the graph: the value of its metadata entry model.onnx_engine.STATIC_KEY (JSON)."""
     return json.dumps({"lines": len(texts), "chars": sum(map(len, texts)), "source": source,
                        "format": "QOperator, uint8 activations, int8 weights per channel, MinMax; "
                                  "products to float with their bias (MatMulIntegerToFloat); "
