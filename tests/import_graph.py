@@ -1,8 +1,9 @@
 """The import graph of the segmenter package, read from the source with `ast` (nothing is imported).
 
 Every `import` / `from … import` anywhere in a file counts, those inside functions included (a
-lazy import still runs, just later); only those under `if TYPE_CHECKING:` are left out, since
-they never run. Relative imports are resolved to module names. An edge goes to the module named
+lazy import still runs, just later) and those under `if TYPE_CHECKING:` too: an annotation-only
+import is still a dependency a reader follows, and a cycle through one means two modules that
+cannot be read apart. Relative imports are resolved to module names. An edge goes to the module named
 and, for `from M import name`, to M.name too when that is a module; importing a.b.c also runs
 the packages a.b and a, so those get an edge unless they are packages of the importer itself
 (already being imported when the importer runs).
@@ -24,21 +25,10 @@ def module_names(package_dir: Path) -> dict[str, Path]:
     return names
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _import_nodes(node: ast.AST):
-    """Import and ImportFrom nodes under `node`, skipping the bodies of `if TYPE_CHECKING:`."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, (ast.Import, ast.ImportFrom)):
-            yield child
-        elif isinstance(child, ast.If) and _is_type_checking(child.test):
-            for other in child.orelse:
-                yield from _import_nodes(ast.Module(body=[other], type_ignores=[]))
-        else:
-            yield from _import_nodes(child)
+    """Import and ImportFrom nodes under `node`, at any depth, in the order of the source."""
+    found = [child for child in ast.walk(node) if isinstance(child, (ast.Import, ast.ImportFrom))]
+    return sorted(found, key=lambda child: (child.lineno, child.col_offset))
 
 
 def imported_names(module: str, path: Path) -> list[tuple[str, int]]:

@@ -77,7 +77,7 @@ def test_runtime_modules_import_no_training_benchmark_scale_or_cli_code():
 
 
 def test_the_import_graph_sees_lazy_and_relative_imports(tmp_path):
-    """The checker itself: a lazy relative import closes a cycle; a TYPE_CHECKING one does not."""
+    """The checker itself: a lazy relative import closes a cycle, and so does a TYPE_CHECKING one."""
     package = tmp_path / "pkg"
     (package / "sub").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -86,9 +86,11 @@ def test_the_import_graph_sees_lazy_and_relative_imports(tmp_path):
     (package / "sub" / "b.py").write_text("def f():\n    from .. import a\n")
     (package / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n")
     (package / "d.py").write_text("import pkg.c\n")
+    (package / "e.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .f import g\n")
+    (package / "f.py").write_text("from . import e\ng = 1\n")
     graph = import_graph(package)
-    assert find_cycles(graph) == [["pkg.a", "pkg.sub.b", "pkg.a"]]
-    assert graph["pkg.c"] == {} and graph["pkg.d"] == {"pkg.c": 1}
+    assert find_cycles(graph) == [["pkg.a", "pkg.sub.b", "pkg.a"], ["pkg.e", "pkg.f", "pkg.e"]]
+    assert graph["pkg.c"] == {"pkg": 3, "pkg.a": 3} and graph["pkg.d"] == {"pkg.c": 1}
 
 
 def test_the_package_shows_its_stages():

@@ -2,7 +2,7 @@
 where the raw text's word table says the joined string is a unit. Each works in place on the
 junction decisions `cut` of the Han runs decoded together (cut_junctions_batch's arrays: `starts`,
 `sizes` and `firsts` per run, in the texts joined by "\n") and reads its thresholds from
-decoding.WordDecoding.
+weights.WordDecoding.
 
 join_cohesive joins two decoded words whose joined string the raw text rarely breaks
 (生产|总值 -> 生产总值: 总值 nearly always follows 生产; 其|中 -> 其中), from the table's counts; the
@@ -13,15 +13,11 @@ join_long_words for two words of 2+ characters, 5+ together (中华人民|共和
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from ..text.plan import ranks_in_groups, run_characters
 from .table import WordTable
-
-if TYPE_CHECKING:  # for annotations only: decoding.py imports this module
-    from .decoding import WordDecoding
+from .weights import WordDecoding
 
 
 def _decoded_words(cut: np.ndarray, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray):
