@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from segmenter.api import Segmenter
-from segmenter.run.cores import CHUNK_CHARS, WorkerThreads, available_cores, in_worker_thread, text_chunks
+from segmenter.run.cores import THREAD_CHUNKS, WorkerThreads, available_cores, in_worker_thread, text_chunks
 from segmenter.model.profile import HeadProfile
 from segmenter.text.runs import HAN_SPAN_RE
 
@@ -61,7 +61,7 @@ def test_text_chunks_cover_every_text_once_longest_first():
     chunks = text_chunks(lengths, 2)
     assert len(chunks) > 2 and sorted(i for chunk in chunks for i in chunk) == list(range(len(lengths)))
     assert len(lengths) - 1 in chunks[0]  # the longest text starts first
-    assert all(sum(lengths[i] for i in chunk) >= CHUNK_CHARS // 2 for chunk in chunks)
+    assert all(sum(lengths[i] for i in chunk) >= THREAD_CHUNKS.smallest // 2 for chunk in chunks)
     # one thread, a small batch, one text: all in the calling thread
     assert text_chunks(lengths, 1) == [list(range(len(lengths)))]
     assert text_chunks([10] * 20, 2) == [list(range(20))]

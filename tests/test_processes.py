@@ -118,7 +118,7 @@ def test_chunks_of_a_helper_that_died_are_cut_here(onnx_folder, serial, caplog):
 
 def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folder, serial, monkeypatch):  # noqa: F811
     import segmenter.run.cores as cores
-    from segmenter.run.processes import CHUNK_CHARS
+    from segmenter.run.processes import PROCESS_CHUNKS
 
     shares = []  # the chunks the batch was cut into for the threads (the onnx reader's own threads
     real = cores.text_chunks  # run whether or not the batch is shared: their names prove nothing)
@@ -127,7 +127,7 @@ def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folde
     two = Segmenter(onnx_folder, num_threads=2, **SIZES)
     texts, chars = [], 0
     for text in varied_texts(seed=13) * 3:
-        if chars + len(text) > CHUNK_CHARS + CHUNK_CHARS // 3:
+        if chars + len(text) > PROCESS_CHUNKS.smallest + PROCESS_CHUNKS.smallest // 3:
             break
         texts.append(text)
         chars += len(text)
@@ -138,15 +138,17 @@ def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folde
 
 
 def test_a_large_batch_goes_to_helpers_in_larger_chunks():
-    """processes.chunk_chars: CHUNKS_PER_CORE chunks a core where that makes them larger than
-    CHUNK_CHARS, never larger than MAX_CHUNK_CHARS (every chunk pays the decoder's fixed work)."""
-    from segmenter.run.cores import text_chunks
-    from segmenter.run.processes import CHUNK_CHARS, CHUNKS_PER_CORE, MAX_CHUNK_CHARS, chunk_chars
+    """processes.chunk_chars: PROCESS_CHUNKS.per_worker chunks a core where that makes them larger
+    than the smallest, never larger than the largest (every chunk pays the decoder's fixed work)."""
+    from segmenter.run.cores import THREAD_CHUNKS, text_chunks
+    from segmenter.run.processes import PROCESS_CHUNKS, chunk_chars
 
-    assert chunk_chars(16_384, 2) == chunk_chars(64_000, 2) == CHUNK_CHARS
-    assert CHUNK_CHARS < chunk_chars(200_000, 2) == 200_000 // (2 * CHUNKS_PER_CORE) < MAX_CHUNK_CHARS
-    assert chunk_chars(10_000_000, 2) == MAX_CHUNK_CHARS
+    smallest, largest, per_core = PROCESS_CHUNKS.smallest, PROCESS_CHUNKS.largest, PROCESS_CHUNKS.per_worker
+    assert THREAD_CHUNKS.smallest < smallest and THREAD_CHUNKS.largest < largest  # a helper's chunks are larger
+    assert chunk_chars(16_384, 2) == chunk_chars(64_000, 2) == smallest
+    assert smallest < chunk_chars(200_000, 2) == 200_000 // (2 * per_core) < largest
+    assert chunk_chars(10_000_000, 2) == largest
     lengths = [50] * 4_000  # 200 k characters on 2 cores
     chunks = text_chunks(lengths, 2, chunk_chars(sum(lengths), 2))
-    assert 2 * CHUNKS_PER_CORE <= len(chunks) <= 2 * CHUNKS_PER_CORE + 1
+    assert 2 * per_core <= len(chunks) <= 2 * per_core + 1
     assert sorted(i for chunk in chunks for i in chunk) == list(range(4_000))

@@ -190,9 +190,7 @@ SEGMENTER_SETTINGS: dict[str, Callable[[BenchConfig, CorpusRun], tuple[SegmentFn
 def _set_threads(seg, count: int) -> None:
     """A built Segmenter on `count` cores: the numpy engine's pool, onnxruntime's session, or
     torch's threads."""
-    if seg.engine == "numpy":
-        seg.reader.threads = count
-    elif seg.engine == "onnx":
+    if seg.engine in ("numpy", "onnx"):
         seg.reader.set_threads(count)
     else:
         import torch

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelLoadError
+from ..run.cores import WorkerThreads
 from ..text.vocab import CharVocab
 from .numpy_ops import gelu, layer_norm, scores_from_logits, softmax
 from .reader import WindowReader, batch_ids
@@ -206,13 +207,18 @@ class NumpyReader(WindowReader):
         self.model = model
         self.vocab = vocab
         self.heads = list(heads)
-        self.threads = threads
         self.max_positions = model.max_positions
         self._order = profile_order(self.heads)  # the model's layer order -> the profile's
-        self._pool = None  # a ThreadPoolExecutor, made on the first batch that needs one
+        self._pool: WorkerThreads | None = None
+        self.set_threads(threads)
 
-    def __getstate__(self):  # a pool does not pickle; a copy makes its own
-        return {**self.__dict__, "_pool": None}
+    def set_threads(self, threads: int) -> None:
+        """Compute on `threads` cores: the threads that share a batch's slices (cores.py; started
+        on the first batch that needs them), none on one core."""
+        if self._pool is not None:
+            self._pool.close()
+        self.threads = threads
+        self._pool = WorkerThreads(threads, "segmenter-numpy") if threads > 1 else None
 
     def _scores(self, ids: np.ndarray, mask: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         found = self.model.scores(ids, mask, lengths)
@@ -223,13 +229,9 @@ class NumpyReader(WindowReader):
         # At least one slice per thread; the activations of a slice, (rows, T, 4H) and
         # (rows, heads, T, T), stay a few tens of MB whatever the batch.
         slices = batch_slices(len(batch), tokens, self.threads)
-        if len(slices) == 1 or self.threads == 1:
+        if len(slices) == 1 or self._pool is None:
             results = [self._scores(ids[s], mask[s], lengths[s]) for s in slices]
         else:
-            if self._pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-
-                self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="segmenter-numpy")
             results = list(self._pool.map(lambda s: self._scores(ids[s], mask[s], lengths[s]), slices))
         return np.concatenate(results, axis=0)
 

@@ -1,38 +1,52 @@
 """How many cores this process may use, and how to share them among threads and processes.
 
-A leaf module (it imports nothing from the package): the engines (model.py), the worker
-processes (parallel.py) and the benchmarks all size their thread pools from it.
+A leaf module (it imports nothing from the package): the engines (model/), the helper and worker
+processes (processes.py, parallel.py) and the benchmarks all size their work from it, and
+`WorkerThreads` is the package's one thread pool (the onnx engine's threads, which also run a
+Segmenter's chunks, and the numpy engine's).
 
-Inside one process (measured on 2 shared cores, 1,000 PKU test sentences: intra-op threads
-~1.5x one thread at 1.6x its CPU time; the chunks below ~1.55x at 1.2x): onnxruntime's own
-threads spin on the small matrices of a window batch, and a third of the time is Python
-(windows, word decoding, conventions) that holds the GIL. So a Segmenter on N cores runs its
-sessions on one intra-op thread each and cuts a large batch of texts into chunks
-(`text_chunks`) that N `WorkerThreads` score and assemble at once: onnxruntime releases the
-GIL, so one chunk's model runs while another's words are decoded. Chunks are chosen from the
-texts' lengths alone and every text is cut as it would be alone, so the words never depend on
-the threads.
+Inside one process, onnxruntime's own threads spin on the small matrices of a window batch, and
+a third of the time is Python (windows, word decoding, conventions) that holds the GIL. So a
+Segmenter on N cores runs its sessions on one intra-op thread each and cuts a large batch of
+texts into chunks (`text_chunks`) that N `WorkerThreads` score and assemble at once:
+onnxruntime releases the GIL, so one chunk's model runs while another's words are decoded.
+Chunks are chosen from the texts' lengths alone and every text is cut as it would be alone, so
+the words never depend on the threads.
 """
 from __future__ import annotations
 
 import contextlib
 import os
 import threading
+from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-# A batch of texts is cut into chunks of CHUNK_CHARS characters or more (a few tens of ms of
-# work: thread hand-offs cost tens of us), CHUNKS_PER_THREAD per thread up to MAX_CHUNK_CHARS
-# each, so that the model runs of one chunk overlap the Python of another; a batch of fewer than
-# 2 * CHUNK_CHARS characters runs in the calling thread, as on one core. One chunk per thread:
-# every chunk pays the batch's fixed work again (word table lookups, rules over the batch), and
-# with 4 a call of 16 k characters on 2 cores ran slower than on one (fast: 73 k chars/s against
-# 113 k; 1 per thread: 108 k; default 63 k against 49 k); calls of 80 k characters the same either way.
-CHUNK_CHARS = 1_024
-CHUNKS_PER_THREAD = 1
-MAX_CHUNK_CHARS = 16_384
+
+@dataclass(frozen=True)
+class ChunkSizes:
+    """How a batch of texts is cut for workers that each take a chunk at a time: `per_worker`
+    chunks a worker, each of `smallest` characters at least and `largest` at most."""
+
+    smallest: int
+    largest: int
+    per_worker: int
+
+    def size(self, total: int, workers: int) -> int:
+        """Characters per chunk of a batch of `total` characters shared by `workers`."""
+        return max(self.smallest, min(self.largest, total // (workers * self.per_worker)))
+
+
+# Chunks for the threads of one process: a chunk of 1 k characters is a few tens of ms of work
+# where a hand-off between threads costs tens of us, so the model runs of one chunk overlap the
+# Python of another. One chunk a thread: every chunk pays the batch's fixed work again (word
+# table lookups, rules over the batch), and more chunks a thread made calls of ~16 k characters
+# slower on 2 cores than one thread. Helper processes take larger chunks (processes.PROCESS_CHUNKS:
+# a chunk there also pays for pickling); a batch of fewer than 2 * smallest characters runs in
+# the calling thread, as on one core.
+THREAD_CHUNKS = ChunkSizes(smallest=1_024, largest=16_384, per_worker=1)
 
 
 def available_cores() -> int:
@@ -73,6 +87,12 @@ class WorkerThreads:
         self._pool = None
         self._lock = threading.Lock()
 
+    def __getstate__(self):  # threads and a lock do not pickle: a copy starts its own
+        return {"count": self.count, "name": self.name}
+
+    def __setstate__(self, state) -> None:
+        self.__init__(state["count"], state["name"])
+
     def map(self, function: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         """function(item) for each item, run by the threads, results in the items' order (a
         generator; an error is raised where its item's result would be, the items not yet
@@ -101,13 +121,13 @@ class WorkerThreads:
 
 def text_chunks(lengths: list[int], threads: int, chunk_chars: int | None = None) -> list[list[int]]:
     """Indices of texts (by their lengths) in chunks for `threads` threads: texts of similar
-    length together (their windows fill the same batches), each chunk CHUNK_CHARS..MAX_CHUNK_CHARS
-    characters (chunk_chars: that many, for helper processes that take chunks one by one:
-    processes.py); [all indices] when the texts are too few to share."""
+    length together (their windows fill the same batches), each chunk of THREAD_CHUNKS' size
+    (chunk_chars: that many, for helper processes that take chunks one by one: processes.py);
+    [all indices] when the texts are too few to share."""
     total = sum(lengths)
-    if threads < 2 or total < 2 * CHUNK_CHARS or len(lengths) < 2:
+    if threads < 2 or total < 2 * THREAD_CHUNKS.smallest or len(lengths) < 2:
         return [list(range(len(lengths)))]
-    size = chunk_chars or min(MAX_CHUNK_CHARS, max(CHUNK_CHARS, total // (threads * CHUNKS_PER_THREAD)))
+    size = chunk_chars or THREAD_CHUNKS.size(total, threads)
     chunks: list[list[int]] = [[]]
     chars = 0
     for index in sorted(range(len(lengths)), key=lengths.__getitem__):

@@ -31,8 +31,12 @@ from .cores import available_cores, threads_per_worker
 from .lines import chunked, line_pieces, read_file_lines
 from .workers import WorkerSpec, main_is_guarded, map_chunks
 
-CHUNK_LINES = 512  # lines per task: enough to fill batches of windows, small enough to stream
-CHUNK_CHARS = 65_536  # ... or fewer lines when they hold this many characters: memory per task stays flat
+# A chunk of a stream of lines, one task of the worker processes: CHUNK_LINES lines (enough to
+# fill batches of windows, few enough to stream), or fewer when they hold CHUNK_CHARS characters
+# (the memory a task takes stays flat). Not cores.THREAD_CHUNKS or processes.PROCESS_CHUNKS:
+# those cut one batch already in memory into shares of the cores.
+CHUNK_LINES = 512
+CHUNK_CHARS = 65_536
 # workers="auto" starts processes once the input holds this many characters (read ahead before
 # deciding): each worker's start-up (~1 s: imports and the model) is then a small part of the run.
 AUTO_CHARS = 100_000

@@ -43,31 +43,25 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from typing import Callable, Iterator
 
-from .cores import as_worker_task, in_worker_thread
+from .cores import ChunkSizes, as_worker_task, in_worker_thread
 
 logger = logging.getLogger(__name__)
 
-# A batch is shared with helpers from this many characters (below: threads, cores.py; a chunk
-# of a helper costs ~1 ms of pickling either way), in chunks of CHUNK_CHARS (~0.1 s of work each).
-# A small batch is cut less efficiently per character (fewer windows per encoder run, more runs of
-# the decoder), so chunks are not smaller: against 4 k, 8 k gave 1.69x one thread instead of 1.49x
-# in calls of 16 k characters, 1.62x instead of 1.45x in calls of 64 k, and 1.70x instead of 1.48x
-# in one call of the three test files (2 shared cores, means of 3-4 alternating passes).
-# A large batch gets larger chunks, CHUNKS_PER_CORE per core up to MAX_CHUNK_CHARS each: every
-# chunk pays a chunk's fixed work again (the decoder's word-table passes, the rules over its
-# text), and in one call of the three test files (376 k characters) chunks of 32 k ran the
-# default at 1.08-1.12x and `fast` at 1.14-1.19x the speed of chunks of 8 k, with enough left to
-# balance the cores at the end (best of 4 alternating passes, /tmp scratch: chunk_t.py).
+# A batch is shared with helpers from PROCESS_CHARS characters (below: threads, cores.py). A
+# helper's chunks are larger than a thread's (cores.THREAD_CHUNKS): each costs ~1 ms of pickling
+# either way, and a small chunk is cut less efficiently per character (fewer windows per encoder
+# run, more runs of the decoder), so chunks of 8 k characters (~0.1 s of work) beat 4 k in calls
+# of 16 k to 376 k characters. A large batch gets CHUNKS_PER_CORE chunks a core, larger ones up
+# to 32 k: every chunk pays a chunk's fixed work again (the decoder's word-table passes, the rules
+# over its text), with enough chunks left to balance the cores at the end.
 PROCESS_CHARS = 8_192
-CHUNK_CHARS = 8_192
-MAX_CHUNK_CHARS = 32_768
-CHUNKS_PER_CORE = 6
+PROCESS_CHUNKS = ChunkSizes(smallest=8_192, largest=32_768, per_worker=6)
 IN_FLIGHT = 1  # chunks handed to each helper at a time (2: the parent waited at the end of a 16 k-char call)
 
 
 def chunk_chars(total: int, cores: int) -> int:
     """Characters per chunk of a batch of `total` characters shared by `cores` processes."""
-    return max(CHUNK_CHARS, min(MAX_CHUNK_CHARS, total // (cores * CHUNKS_PER_CORE)))
+    return PROCESS_CHUNKS.size(total, cores)
 
 
 class SegmenterProcesses:
