@@ -46,12 +46,13 @@ async def read_body(request: Request, limits: Limits) -> bytes:
     chunks, size = [], 0
     try:
         if length is not None and int(length) > limits.max_body_bytes:
-            await _drain(request)
+            await _drain(request.stream())
             raise body_too_large(limits)
-        async for chunk in request.stream():
+        stream = request.stream()
+        async for chunk in stream:
             size += len(chunk)
             if size > limits.max_body_bytes:
-                await _drain(request)
+                await _drain(stream)
                 raise body_too_large(limits)
             chunks.append(chunk)
     except ClientDisconnect:
@@ -62,12 +63,12 @@ async def read_body(request: Request, limits: Limits) -> bytes:
 DRAIN_BYTES, DRAIN_SECONDS = 128 << 20, 5.0
 
 
-async def _drain(request: Request) -> None:
+async def _drain(stream) -> None:
     """Read and drop what is left of a body too large (up to DRAIN_BYTES, for DRAIN_SECONDS), so
     that a client that sends it all before reading (most do) gets the 413 rather than a reset
     connection; past those, the connection is closed on it."""
     deadline, size = time.monotonic() + DRAIN_SECONDS, 0
-    async for chunk in request.stream():
+    async for chunk in stream:
         size += len(chunk)
         if size > DRAIN_BYTES or time.monotonic() > deadline:
             return

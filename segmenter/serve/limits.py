@@ -141,10 +141,10 @@ def check_granularity(value) -> float | None:
 
 
 def parse_segment(body: dict, limits: Limits) -> SegmentRequest:
-    _check_keys(body, ("texts", "standard", "granularity", "mode", "offsets"))
     if "texts" not in body:
         hint = ' (one text: {"texts": ["..."]})' if "text" in body else ""
         raise RequestError(400, f'"texts" is missing{hint}')
+    _check_keys(body, ("texts", "standard", "granularity", "mode", "offsets"))
     texts = check_texts(body["texts"], limits)
     mode = body.get("mode", "default")
     if mode is None:
