@@ -105,7 +105,11 @@ def test_a_number_in_digits_takes_its_measure_word_at_msr():
                                              "，", "５", "人", "，", "5", "个"]
     assert words_after(text, words, replace(msr, join_digit_measures="any"))[-1] == "5个"  # ASCII digits too
     assert words_after(text, words, pku)[1:3] == ["２０６", "个"]  # PKU, UD: apart
-    assert words_after(text, words, msr, conventions=Conventions(measure_chars=""))[1:3] == ["２０６", "个"]
+    # a measure word is made of classifiers and measure units (Conventions.measure_chars: both lists)
+    assert words_after(text, words, msr, conventions=Conventions(measure_units=""))[1:6] == [
+        "２０６个", "，", "６５０万", "元", "，"]
+    assert words_after(text, words, msr, conventions=Conventions(classifiers="", measure_units=""))[1:3] == [
+        "２０６", "个"]
     assert words_after("第１２届", ["第", "１２", "届"], msr) == ["第１２", "届"]  # not after 第: the ordinal keeps its digits
 
 

@@ -62,7 +62,7 @@ still wins over it, and the words still join back to the text.
 """
 from __future__ import annotations
 
-from dataclasses import astuple, field, fields, make_dataclass
+from dataclasses import astuple, dataclass, fields
 from functools import lru_cache
 
 import numpy as np
@@ -70,27 +70,87 @@ import numpy as np
 from ..arguments import is_finite_number
 from ..text.batch import SEPARATOR, Texts
 from ..text.runs import Run
+from .data import PARAMS as _DEFAULT
 from .levels import Rules
 from .rules import TABLE, Rule, is_on
 
 
-def _check(conventions) -> None:
-    for f in fields(conventions):
-        value = getattr(conventions, f.name)
-        if isinstance(f.default, str) and not isinstance(value, str):  # the character lists
-            raise TypeError(f"Conventions.{f.name} must be a str of characters, got {type(value).__name__}")
-        if isinstance(f.default, float) and not is_finite_number(value):
-            raise ValueError(f"Conventions.{f.name} must be a finite number, got {value!r}")
+@dataclass(frozen=True)
+class Conventions:
+    """The character lists and thresholds the rules read: one field a parameter of a row of
+    rules.TABLE, in table order, its default from rules.toml (where each says what it is and
+    where it came from). A character list is a str of characters; an empty one turns off what it
+    feeds (Conventions(units="") joins no number and its unit)."""
 
+    # number_units
+    units: str = _DEFAULT["units"]
+    ascii_units: str = _DEFAULT["ascii_units"]
+    ascii_digits: bool = _DEFAULT["ascii_digits"]
+    # join_list_numbers
+    list_marks: str = _DEFAULT["list_marks"]
+    # join_ordinal_digits (join_han_numbers and split_compounds read it too)
+    ordinal_marks: str = _DEFAULT["ordinal_marks"]
+    # join_han_numbers
+    han_digits: str = _DEFAULT["han_digits"]
+    han_powers: str = _DEFAULT["han_powers"]
+    unleading_powers: str = _DEFAULT["unleading_powers"]
+    percent: str = _DEFAULT["percent"]
+    decimal_marks: str = _DEFAULT["decimal_marks"]
+    # split_surnames
+    surnames: str = _DEFAULT["surnames"]
+    foreign: str = _DEFAULT["foreign"]
+    name_share: float = _DEFAULT["name_share"]
+    # join_suffixes, coarse_suffixes
+    suffixes: str = _DEFAULT["suffixes"]
+    coarse_suffixes: str = _DEFAULT["coarse_suffixes"]
+    # join_dates
+    date_units: str = _DEFAULT["date_units"]
+    # join_digit_measures: a measure word is made of classifiers and these
+    measure_units: str = _DEFAULT["measure_units"]
+    # split_marks
+    split_marks: str = _DEFAULT["split_marks"]
+    # counts
+    numerals: str = _DEFAULT["numerals"]
+    fine_joins: str = _DEFAULT["fine_joins"]
+    default_numerals: str = _DEFAULT["default_numerals"]
+    one_joins: str = _DEFAULT["one_joins"]
+    coarse_one_splits: str = _DEFAULT["coarse_one_splits"]
+    demonstratives: str = _DEFAULT["demonstratives"]
+    one_numeral: str = _DEFAULT["one_numeral"]
+    classifiers: str = _DEFAULT["classifiers"]
+    # split_function_words
+    function_words: str = _DEFAULT["function_words"]
+    particles: str = _DEFAULT["particles"]
+    bound_ends: str = _DEFAULT["bound_ends"]
+    function_pair_logp: float = _DEFAULT["function_pair_logp"]
+    verb_particles: str = _DEFAULT["verb_particles"]
+    verb_particle_logp: float = _DEFAULT["verb_particle_logp"]
+    function_triple_logp: float = _DEFAULT["function_triple_logp"]
+    function_ends: str = _DEFAULT["function_ends"]
+    object_pronouns: str = _DEFAULT["object_pronouns"]
+    coarse_leads: str = _DEFAULT["coarse_leads"]
+    coarse_pairs: str = _DEFAULT["coarse_pairs"]
+    keep_pairs: str = _DEFAULT["keep_pairs"]
+    # split_coverbs
+    coverbs: str = _DEFAULT["coverbs"]
+    coverb_keeps: str = _DEFAULT["coverb_keeps"]
+    # join_function_words
+    joined_words: str = _DEFAULT["joined_words"]
+    # split_compounds
+    compound_share: float = _DEFAULT["compound_share"]
 
-# The parameters of every row of rules.TABLE, with the defaults the rows give them: a row's
-# character lists and thresholds are fields here, so removing a row removes them. An empty
-# string turns off what a list feeds (Conventions(units="") joins no number and its unit).
-Conventions = make_dataclass(
-    "Conventions",
-    [(name, type(value), field(default=value)) for row in TABLE for name, value in (row.params or {}).items()],
-    frozen=True, namespace={"__post_init__": _check, "__module__": __name__,
-                            "__doc__": "The character lists and thresholds the rules read (rules.TABLE's params)."})
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(f.default, str) and not isinstance(value, str):  # the character lists
+                raise TypeError(f"Conventions.{f.name} must be a str of characters, got {type(value).__name__}")
+            if isinstance(f.default, float) and not is_finite_number(value):
+                raise ValueError(f"Conventions.{f.name} must be a finite number, got {value!r}")
+
+    @property
+    def measure_chars(self) -> str:
+        """The characters of a measure word (join_digit_measures): the classifiers and the measure units."""
+        return self.classifiers + self.measure_units
 
 
 def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions: Conventions,

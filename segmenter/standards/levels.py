@@ -19,48 +19,65 @@ news, Weibo, a novel and dermatology (benchmarks/standards_dev.py).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, make_dataclass
+from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
-from typing import Any
 
 from ..arguments import is_finite_number
 from ..model.profile import GRANULARITY_NAMES, HeadProfile, granularity_value
 from ..words.decoding import WordDecoding
+from .data import LEVELS, STANDARD_DATA
 from .rules import COUNT_STANDARDS, JOIN3_LOGP, STANDARD_NAMES, TABLE  # noqa: F401 (COUNT_STANDARDS, JOIN3_LOGP)
 
 DEFAULT_GRANULARITY = GRANULARITY_NAMES["default"]
-DEFAULT_STANDARD = "general"
-# Granularity 0 to 1 moves the standard's threshold from -2 to +2: with the shipped model, about
-# 3% more (0) or fewer (1) words than at 0.5 on 300 sentences of each of the six dev files.
-GRANULARITY_SPAN = 4.0
+DEFAULT_STANDARD = LEVELS["default_standard"]
+# Granularity 0 to 1 moves the standard's threshold by -GRANULARITY_SPAN / 2 to +GRANULARITY_SPAN / 2.
+GRANULARITY_SPAN = LEVELS["granularity_span"]
 # The standard whose rules a granularity applies when none is named (Rules.at).
-LEVEL_STANDARDS = {"fine": "ud", "default": "pku", "coarse": "msr"}
+LEVEL_STANDARDS = LEVELS["level_standards"]
+_GENERAL = {row.name: row.at[DEFAULT_STANDARD] for row in TABLE}  # the defaults of Rules
 
 
-def _check_rules(rules) -> None:
-    for row in TABLE:
-        value = getattr(rules, row.name)
-        if row.choices is not None and value not in row.choices:
-            raise ValueError(f"Rules.{row.name} must be one of {row.choices}, got {value!r}")
-        if row.choices is None and value is not None and not is_finite_number(value):  # a number the row reads
-            raise ValueError(f"Rules.{row.name} must be a finite number or None (off), got {value!r}")
+@dataclass(frozen=True, kw_only=True)
+class Rules:
+    """Which rows of rules.TABLE a standard applies, and with which values: one field a row, in
+    table order (rules.toml's `at`), its default the general standard's. False or None: off; a
+    row's `choices` are the settings it takes (None: a number). Rules(**old_dict) of a folder
+    saved before a row was added gives that row the general standard's setting."""
 
+    number_units: bool | str = _GENERAL["number_units"]
+    join_list_numbers: bool | str = _GENERAL["join_list_numbers"]
+    join_ordinal_digits: bool = _GENERAL["join_ordinal_digits"]
+    join_han_numbers: bool = _GENERAL["join_han_numbers"]
+    split_surnames: bool = _GENERAL["split_surnames"]
+    join_suffixes: bool = _GENERAL["join_suffixes"]
+    coarse_suffixes: bool = _GENERAL["coarse_suffixes"]
+    join_dates: bool = _GENERAL["join_dates"]
+    join_digit_measures: bool | str = _GENERAL["join_digit_measures"]
+    split_marks: bool = _GENERAL["split_marks"]
+    counts: str = _GENERAL["counts"]
+    split_function_words: bool | str = _GENERAL["split_function_words"]
+    split_coverbs: bool = _GENERAL["split_coverbs"]
+    join_function_words: bool = _GENERAL["join_function_words"]
+    split_compounds: bool = _GENERAL["split_compounds"]
+    pair_joins: bool = _GENERAL["pair_joins"]
+    join3_logp: float | None = _GENERAL["join3_logp"]
+    join_long: float | None = _GENERAL["join_long"]
 
-def _rules_at(cls, granularity: str | float | None) -> "Rules":
-    """The rules of the standard a granularity imitates when none is named: finer than the
-    default UD's, the default PKU's, coarser MSR's."""
-    g = granularity_value(granularity)
-    level = "fine" if g < DEFAULT_GRANULARITY else "coarse" if g > DEFAULT_GRANULARITY else "default"
-    return STANDARDS[LEVEL_STANDARDS[level]].rules
+    def __post_init__(self):
+        for row in TABLE:
+            value = getattr(self, row.name)
+            if row.choices is not None and value not in row.choices:
+                raise ValueError(f"Rules.{row.name} must be one of {row.choices}, got {value!r}")
+            if row.choices is None and value is not None and not is_finite_number(value):  # a number the row reads
+                raise ValueError(f"Rules.{row.name} must be a finite number or None (off), got {value!r}")
 
-
-# A standard's setting of each row of rules.TABLE (False or None: off), by keyword: one field a
-# row, in table order, its default the general standard's. Rules(**old_dict) of a folder saved
-# before a row was added gives that row the general standard's setting.
-Rules = make_dataclass(
-    "Rules", [(row.name, Any, field(default=row.at[DEFAULT_STANDARD])) for row in TABLE], frozen=True, kw_only=True,
-    namespace={"__post_init__": _check_rules, "at": classmethod(_rules_at), "__module__": __name__,
-               "__doc__": "Which rows of rules.TABLE a standard applies, and with which values."})
+    @classmethod
+    def at(cls, granularity: str | float | None) -> "Rules":
+        """The rules of the standard a granularity imitates when none is named: finer than the
+        default UD's, the default PKU's, coarser MSR's (LEVEL_STANDARDS)."""
+        g = granularity_value(granularity)
+        level = "fine" if g < DEFAULT_GRANULARITY else "coarse" if g > DEFAULT_GRANULARITY else "default"
+        return STANDARDS[LEVEL_STANDARDS[level]].rules
 
 
 @dataclass(frozen=True)
@@ -86,18 +103,10 @@ class Standard:
                              f"({', '.join(f.name for f in fields(Rules))}): {err}") from None
 
 
-# The named standards: what each is and the profile level of its threshold; its rules are each
-# row's setting for it (rules.TABLE, `at`).
-ABOUT = {
-    "pku": ("Peking University's (SIGHAN 2005): 江 泽民, 两 个, 一个, 经营者, 上海市, 1997年", DEFAULT_GRANULARITY),
-    "msr": ("Microsoft Research's (SIGHAN 2005): 江泽民, 两个, 上海市, １９９７年２月, coarse words", 1.0),
-    "ud": ("Universal Dependencies GSD Simplified: 两 个, 上海 市, 中国 队, fine words", 0.0),
-    # Chosen on the mean F1 of six dev files, none below jieba (benchmarks/standards_dev.py):
-    # PKU's counts and threshold, names whole, every suffix joined, 2+1 pairs by the unigram model,
-    # a line's list number with its period (１． 1.).
-    "general": ("for any text: names whole (戴沐白), 两 个, 一个, 上海市, 世界杯", DEFAULT_GRANULARITY),
-}
-STANDARDS = {name: Standard(name, ABOUT[name][0], ABOUT[name][1], Rules(**{row.name: row.at[name] for row in TABLE}))
+# The named standards (rules.toml's [standards]): what each is, the profile level of its threshold
+# and each row's setting for it (`at`).
+STANDARDS = {name: Standard(name, STANDARD_DATA[name]["about"], float(STANDARD_DATA[name]["profile_level"]),
+                            Rules(**{row.name: row.at[name] for row in TABLE}))
              for name in STANDARD_NAMES}
 
 
@@ -135,7 +144,7 @@ class Level:
         return cls(g, threshold, decoding, standard.rules)
 
 
-# Three dataclass copies a call were most of Level.at's ~30 us, which every segment() call paid.
+# Cached: Level.at runs at every segment() call, and the joins copy the frozen decoding once each.
 @lru_cache(maxsize=64)
 def _with_joins(decoding: WordDecoding, rules: Rules, joins: tuple) -> WordDecoding:
     """`decoding` with each join of `joins` ((row name, its function), in table order) set as

@@ -122,18 +122,18 @@ def join_dates(texts, ends, c, on, word_table):
 def join_digit_measures(texts, ends, c, on, word_table):
     """A number in digits takes the measure word after it (MSR: ２０６个, ６５０万元, １６岁,
     １０分钟, ６００平方米): the word right after the number's own word joins it when every character
-    of it is one of `measure_chars`. The number's word is its digits and what number_units joined to
+    of it is one of `measure_chars` (the classifiers and `measure_units`). The number's word is its digits and what number_units joined to
     them (６５０万, １０月 + 份). Setting True: full-width digits (what the SIGHAN files write);
     "any": ASCII digits too. A word with another character stays apart (２０|天内, ７|支球队)."""
-    if not c.measure_chars:
+    measures = set(c.measure_chars)
+    if not measures:
         return ends
     text = texts.text
     digits = _ASCII_OR_FULL if on == "any" else _FULL_WIDTH
     numbers = [(start, end) for start, end in _numbers_before_han(texts)
-               if digits.fullmatch(text, start, end) and text[end] in c.measure_chars]
+               if digits.fullmatch(text, start, end) and text[end] in measures]
     if not numbers:
         return ends
-    measures = set(c.measure_chars)
     starts = np.array([start for start, _ in numbers], dtype=np.int64)
     first = np.searchsorted(ends, starts, side="right")  # the word end after each number's start
     owns = starts_word(starts, ends, texts)  # the number starts a word
@@ -148,13 +148,15 @@ def join_digit_measures(texts, ends, c, on, word_table):
 
 
 def join_han_numbers(texts, ends, c, on, word_table):
-    """A number written in Han numerals (with 第 before it: an ordinal) loses the word ends
-    inside it: 第十|五 -> 第十五, 三|十二 -> 三十二. Two or more numerals with a power among
-    them (十 百 千 万 亿), or three digits and more (一九九八): 一一 and 万一 are left alone. A
-    percentage too, with its decimals (百分之|四十二|点|八 -> 百分之四十二点八)."""
+    """A number written in Han numerals (with one of `ordinal_marks` before it: an ordinal) loses
+    the word ends inside it: 第十|五 -> 第十五, 三|十二 -> 三十二. Two or more numerals with a
+    power among them (`han_powers`), not led by one of `unleading_powers`, or three digits and more
+    (一九九八): 一一 and 万一 are left alone. A percentage too, with its decimals after one of
+    `decimal_marks` (百分之|四十二|点|八 -> 百分之四十二点八)."""
     if not (c.han_powers or c.han_digits):
         return ends
-    pattern = _han_number_pattern(c.han_digits, c.han_powers, c.percent)
+    pattern = _han_number_pattern(c.han_digits, c.han_powers, c.percent, c.ordinal_marks, c.unleading_powers,
+                                  c.decimal_marks)
     spans = np.array([match.span() for match in pattern.finditer(texts.text)], dtype=np.int64).reshape(-1, 2)
     sizes = spans[:, 1] - spans[:, 0] - 1  # the offsets inside each number
     inner = np.repeat(spans[:, 0] + 1 - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
@@ -163,24 +165,25 @@ def join_han_numbers(texts, ends, c, on, word_table):
 
 def split_counts(texts, ends, c, counts, word_table):
     """A word of a numeral (one or two characters) and a classifier splits before the
-    classifier where the standard of `counts` writes them apart (_count_apart); 这一, 另一 and 每一
-    split at every level. Only in a text with a numeral right before a classifier or 一."""
+    classifier where the standard of `counts` writes them apart (_count_apart); a demonstrative
+    and `one_numeral` (这一, 另一, 每一) split at every level. Only in a text with a numeral right
+    before a classifier or `one_numeral`."""
     if not c.classifiers:
         return ends
     text = texts.text
-    numerals = c.numerals + c.default_numerals + "一" + c.demonstratives
-    having = texts.having(numerals, c.classifiers + "一")
+    numerals = c.numerals + c.default_numerals + c.one_numeral + c.demonstratives
+    having = texts.having(numerals, c.classifiers + c.one_numeral)
     if not having:
         return ends  # most texts: no numeral before a classifier
     starts = word_starts(ends)
     lengths = ends - starts
     last = texts.codes[np.maximum(ends - 1, 0)] if len(ends) else np.zeros(0, np.int64)
-    maybe = np.flatnonzero((lengths >= 2) & is_among(last, c.classifiers + "一"))
+    maybe = np.flatnonzero((lengths >= 2) & is_among(last, c.classifiers + c.one_numeral))
     maybe = maybe[among_sorted(texts.text_at(starts[maybe]), np.asarray(having, dtype=np.int64))]  # a text the early exit would have skipped
     cuts = [end - 1 for start, end in zip(starts[maybe].tolist(), ends[maybe].tolist())
             if (2 <= end - start <= 3 or end - start > 3 and _is_ordinal(text[start : end - 1], c))
             and (text[end - 1] in c.classifiers and _count_apart(text[start : end - 1], text[end - 1], c, counts)
-                 or end - start == 2 and text[end - 1] == "一" and text[start] in c.demonstratives)]
+                 or end - start == 2 and text[end - 1] in c.one_numeral and text[start] in c.demonstratives)]
     return with_ends(ends, cuts) if cuts else ends
 
 
@@ -191,33 +194,42 @@ def _count_apart(numeral: str, classifier: str, c, counts: str) -> bool:
     if counts == "fine":  # UD-like: every count, but 这些 一些 这样 一样
         return all(ch in c.numerals for ch in numeral) and classifier not in c.fine_joins
     if counts == "default":  # PKU-like: 两 条, 一 年; but 一个 一些 这种
-        return all(ch in c.default_numerals for ch in numeral) or numeral == "一" and classifier not in c.one_joins
-    return numeral == "一" and classifier in c.coarse_one_splits  # MSR-like: 两个 一次; but 一 位, 一 项
+        return (all(ch in c.default_numerals for ch in numeral)
+                or _is_one(numeral, c) and classifier not in c.one_joins)
+    return _is_one(numeral, c) and classifier in c.coarse_one_splits  # MSR-like: 两个 一次; but 一 位, 一 项
+
+
+def _is_one(numeral: str, c) -> bool:
+    return len(numeral) == 1 and numeral in c.one_numeral
 
 
 def _is_ordinal(numeral: str, c) -> bool:
-    """第 and Han numerals (第一, 第十五): MSR writes 第一次 whole, PKU and UD 第一 次."""
-    digits = getattr(c, "han_digits", "") + getattr(c, "han_powers", "")  # join_han_numbers' lists
-    return len(numeral) >= 2 and numeral[0] == "第" and all(ch in digits for ch in numeral[1:])
+    """An ordinal mark and Han numerals (第一, 第十五): MSR writes 第一次 whole, PKU and UD 第一 次."""
+    digits = c.han_digits + c.han_powers  # join_han_numbers' lists
+    return len(numeral) >= 2 and numeral[0] in c.ordinal_marks and all(ch in digits for ch in numeral[1:])
 
 
 @lru_cache(maxsize=16)
-def _han_number_pattern(digits: str, powers: str, percent: str = "") -> re.Pattern:
-    """`percent` then numerals, and 点 and digits after them (百分之四十二点八); 第? then two
-    numerals or more, one of them a power, not led by 万 or 亿 (万一 亿万 are words, not
-    numbers); or 第? then three digits or more."""
-    leading = re.escape(digits + powers.replace("万", "").replace("亿", ""))
+def _han_number_pattern(digits: str, powers: str, percent: str = "", marks: str = "", unleading: str = "",
+                        decimals: str = "") -> re.Pattern:
+    """`percent` then numerals, and one of `decimals` and digits after it (百分之四十二点八); one
+    of `marks` or none, then two numerals or more, one of them a power, not led by one of
+    `unleading` (万一 亿万 are words, not numbers); or one of `marks` or none, then three digits
+    or more."""
+    leading = re.escape(digits + "".join(ch for ch in powers if ch not in unleading))
     numeral, digit, power = re.escape(digits + powers), re.escape(digits), re.escape(powers)
+    mark = f"[{re.escape(marks)}]?" if marks else ""
     parts = []
     if percent and (digits or powers):  # first: the percentage is the longer match
-        parts.append(f"{re.escape(percent)}[{numeral}]+{f'(?:点[{digit}]+)?' if digits else ''}")
-    if powers:  # the lookahead: a power comes after the digits, if any, that lead
-        parts.append(f"第?(?={f'[{digit}]*' if digits else ''}[{power}])[{leading}][{numeral}]+")
+        decimal = f"(?:[{re.escape(decimals)}][{digit}]+)?" if digits and decimals else ""
+        parts.append(f"{re.escape(percent)}[{numeral}]+{decimal}")
+    if powers and leading:  # the lookahead: a power comes after the digits, if any, that lead
+        parts.append(f"{mark}(?={f'[{digit}]*' if digits else ''}[{power}])[{leading}][{numeral}]+")
     if digits:
-        parts.append(f"第?[{digit}]{{3,}}")
+        parts.append(f"{mark}[{digit}]{{3,}}")
     if not parts:
         return re.compile("(?!)")
     # The lookahead lets the regex engine skip ahead to a character that can start a number
     # (4x faster over a batch's text); the matches are the alternation's.
-    firsts = re.escape("".join(sorted(set(percent[:1] + "第" + digits + powers))))
+    firsts = re.escape("".join(sorted(set(percent[:1] + marks + digits + powers))))
     return re.compile(f"(?=[{firsts}])(?:{'|'.join(parts)})")
