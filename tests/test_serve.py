@@ -16,13 +16,12 @@ import pytest
 pytest.importorskip("starlette", reason="the serve extra is not installed: pip install 'segmenter-heads[serve]'")
 pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+from conftest import GOLD
+from starlette.testclient import TestClient
 
-from segmenter.serve import Limits, create_app  # noqa: E402
-from segmenter.serve.app import explain_texts  # noqa: E402
-from segmenter.serve.batching import Views  # noqa: E402
-
-from conftest import GOLD  # noqa: E402
+from segmenter.serve import Limits, create_app
+from segmenter.serve.app import explain_texts
+from segmenter.serve.batching import Views
 
 TEXTS = ["我爱北京天安门", "今天天气不错，我们去公园散步。", "", "abc 123 你好", "１９９７年２月江泽民说：“中华人民共和国成立了”。"]
 
@@ -83,7 +82,7 @@ def test_requests_that_arrive_together_get_their_own_words(tiny_segmenter):
         metrics = test_client.get("/metrics").text
     for (body, granularity), answer in zip(asks, answers):
         assert answer == {"words": tiny_segmenter.segment_batch(body["texts"], granularity, show_progress=False)}
-    batches = int(re.search(r"^segmenter_batches_total (\d+)$", metrics, re.M).group(1))
+    batches = int(re.search(r"^segmenter_batches_total (\d+)$", metrics, re.MULTILINE).group(1))
     assert 1 <= batches <= len(asks)
 
 
@@ -173,9 +172,9 @@ def test_health_and_metrics(client):
     metrics = client.get("/metrics")
     assert metrics.headers["content-type"].startswith("text/plain")
     text = metrics.text
-    assert re.search(r'^segmenter_requests_total\{path="/segment",status="200"\} [1-9]', text, re.M)
-    assert re.search(r'^segmenter_characters_total\{path="/segment"\} ([7-9]|\d\d+)$', text, re.M)
-    assert re.search(r'^segmenter_request_seconds_count\{path="/segment"\} [1-9]', text, re.M)
+    assert re.search(r'^segmenter_requests_total\{path="/segment",status="200"\} [1-9]', text, re.MULTILINE)
+    assert re.search(r'^segmenter_characters_total\{path="/segment"\} ([7-9]|\d\d+)$', text, re.MULTILINE)
+    assert re.search(r'^segmenter_request_seconds_count\{path="/segment"\} [1-9]', text, re.MULTILINE)
     assert '# TYPE segmenter_request_seconds histogram' in text
 
 
