@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("ray.data", reason='Ray Data is not installed: pip install "segmenter[ray]"')
+pytest.importorskip("ray.data", reason='Ray Data is not installed: pip install "segmenter-heads[ray]"')
 
 from segmenter import ModelLoadError, Segmenter  # noqa: E402
 from segmenter.run.lines import join_words  # noqa: E402
