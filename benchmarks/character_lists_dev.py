@@ -1,6 +1,7 @@
 """The conventions' character lists on six dev files: what each character of a list does.
 
-For the function words, particles, object pronouns, classifiers and demonstratives of rules.TABLE (conventions.Conventions): word
+For the function words, particles, object pronouns, classifiers and demonstratives of
+segmenter/standards/rules.toml (conventions.Conventions; their origin lines cite this script): word
 F1 of the general standard, embedded default model, on the first sentences of each dev file with
 the shipped lists, then the change when one character is taken out of its list (those in it) or
 put in (the candidates tried and left out); and keep_pairs, the words the function-word rule

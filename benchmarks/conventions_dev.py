@@ -4,7 +4,8 @@ For each dev file: word F1 and recall by word length of the embedded default wit
 standard (levels.STANDARDS), with the conventions (conventions.py) and without them (the heads
 and the word table alone), and the calibrated choice (first 100 sentences of that dev file pick
 among the standards and a fitted profile; figures on the sentences after them). This is the
-table that set the rules and the thresholds of the ud (fine) and msr (coarse) standards. Dev
+table that set the rules and the thresholds of the ud (fine) and msr (coarse) standards
+(segmenter/standards/rules.toml's origin lines cite it). Dev
 files only.
 
     python benchmarks/conventions_dev.py      # writes benchmarks/results/conventions_dev.md

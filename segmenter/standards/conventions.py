@@ -1,7 +1,7 @@
 """Conventions no head can learn: how a segmentation standard writes numbers, counts and names.
 
 The heads read one junction between two Han characters at a time, so a number written in
-digits (a rule's run, text.py) never joins a Han character, and nothing in raw text says
+digits (a run of its own, text.runs) never joins a Han character, and nothing in raw text says
 whether 两个 is one word: that is a decision of the standard, not of the language.
 
     number + unit   １９９７年 ２月 ５日 ３０万 ２亿     PKU and MSR: one word      UD: 1996 年
@@ -52,8 +52,7 @@ By standard: a two-character word takes a suffix where the word table knows the 
 characters as a unit; counts split from their classifier as each standard writes them; a
 three-character name splits after its surname (the surname list, a raw-text check, no sounds of
 a transliteration: 莫斯科 stays whole); dates join and runs of dashes or dots split (MSR).
-Each rule was kept where the dev files gained (rules.py says how, row by row; together they gain on
-each standard's own dev file: benchmarks/results/conventions_dev.md);
+Where each rule's setting and each list came from is its origin line in rules.toml;
 Segmenter(conventions=None) turns them all off: the heads-and-raw-text-only setting
 (benchmark setting segmenter:plain).
 
@@ -157,7 +156,7 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
                       rules: Rules | str | float, word_table=None, table: tuple[Rule, ...] = TABLE) -> np.ndarray:
     """Word ends of `text` (sorted, the last is len(text)) after the conventions of `table` that
     `rules` has on (levels.Rules, or a granularity that names them), in table order. word_table
-    (wordstats.WordTable): a suffix joins only where the three characters are a string of the raw
+    (words.table.WordTable): a suffix joins only where the three characters are a string of the raw
     text with autonomy >= 0, a name splits only where its raw-text counts say so; None: wherever
     the text allows. One text of apply_to_texts (a text alone is its own joined text)."""
     return apply_to_texts(Texts([text], [runs]), ends, conventions, rules, word_table, table)
@@ -165,7 +164,7 @@ def apply_conventions(text: str, runs: list[Run], ends: np.ndarray, conventions:
 
 def apply_to_texts(texts: Texts, ends: np.ndarray, conventions: Conventions, rules: Rules | str | float,
                    word_table=None, table: tuple[Rule, ...] = TABLE) -> np.ndarray:
-    """apply_conventions to a batch at once: `ends` are the batch's word ends in texts.text (rule_texts.Texts:
+    """apply_conventions to a batch at once: `ends` are the batch's word ends in texts.text (text.batch.Texts:
     Texts.join and Texts.split go from and to each text's), each rule runs once over them all. The
     words are each text's alone would get: no rule reaches across a separator."""
     if not isinstance(rules, Rules):

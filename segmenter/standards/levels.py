@@ -4,18 +4,17 @@ Two knobs:
   - a **standard** (`Standard`, by name: "general", "pku", "msr", "ud") says how words are
     written: the conventions (conventions.py), the word decoder's joins (rules.TABLE's decoder
     rows), and the threshold on the heads' combined score, as a level of the model's profile
-    (profile.py: the thresholds it was calibrated with at fine 0, default 0.5 and coarse 1,
+    (model.profile: the thresholds it was calibrated with at fine 0, default 0.5 and coarse 1,
     interpolated);
   - a **granularity** ("fine" 0, "default" 0.5, "coarse" 1, or a number in [0, 1]) moves that
     threshold within the standard, by up to GRANULARITY_SPAN / 2 either way: finer or coarser
     words written the standard's way. 0.5 is the standard's own.
 
 Every rule a standard can switch is a row of rules.TABLE; `Rules` has one field a row, and a
-`Standard` is a name, a threshold level and its Rules. `Level.at(granularity, profile, decoding,
-standard)` builds the policy of one reading; word assembly (assembly.py) reads nothing else.
-"pku", "msr" and "ud" imitate the gold standards of the SIGHAN and UD files (README
-"Granularity and standards"); "general", the default, was chosen on the mean of six dev files of
-news, Weibo, a novel and dermatology (benchmarks/standards_dev.py).
+`Standard` is a name, a threshold level and its Rules, all read from rules.toml. `Level.at(granularity, profile, decoding,
+standard)` builds the policy of one reading; word assembly (words.assembly) reads nothing else.
+"pku", "msr" and "ud" imitate the gold standards of the SIGHAN and UD files; "general", the
+default, is for any text (rules.toml's [standards] say how each was set).
 """
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 ordinals in digits (第6), dates (MSR's １９９７年２月), digits with their measure word (MSR's ２０６个),
 numbers in Han numerals (三十二, 百分之四十二点八) and how a numeral and its classifier split (两|个).
 
-Each is a convention: (texts, ends, conventions, setting, word_table) -> ends (rule_texts.py).
-Which standard applies it, with which character lists, is its row of rules.TABLE.
+Each is a convention: (texts, ends, conventions, setting, word_table) -> ends (text.batch).
+Which standard applies it, with which character lists, is its row in rules.toml (rules.TABLE).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from ..text.runs import LINE_BREAKS, attached_end
 
 _DIGITS = "0123456789\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19"  # every number run holds one
 _DIGIT_RUN = re.compile(r"[0-9\uff10-\uff19]+")
-# The digits of a number run (text.py), whatever stands between them (３．５, １－２, 3-5): the unit
+# The digits of a number run (text.runs), whatever stands between them (３．５, １－２, 3-5): the unit
 # rules ask which digits a number is written in, not whether it is a range or a ratio.
 _FULL_WIDTH = re.compile(r"[\uff10-\uff19]+(?:[\uff0e\uff1a\u2236\uff0f\uff0d][\uff10-\uff19]+)*")  # １９９７, ３．５
 _ASCII_OR_FULL = re.compile(r"[0-9\uff10-\uff19]+(?:[.:\uff0e\uff1a\u2236/\uff0f\-\uff0d][0-9\uff10-\uff19]+)*")

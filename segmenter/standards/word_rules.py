@@ -1,9 +1,9 @@
 """The conventions of rules.TABLE that move word ends by the words themselves, not by numbers:
 surnames, suffixes, repeated marks, function words, coverbs and compounds ((texts, ends, conventions,
-setting, word_table) -> ends, rule_texts.py).
+setting, word_table) -> ends, text.batch).
 
 Each function's docstring says what it does; which standard applies it, with which character lists
-and thresholds, is its row of rules.TABLE, and why is in the comments there.
+and thresholds, is its row in rules.toml (rules.TABLE), and where each came from its origin there.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def split_surnames(texts, ends, c, on, word_table):
     if not c.surnames or not any_of(c.surnames).search(text):
         return ends
     starts = word_starts(ends)
-    suffixes = getattr(c, "suffixes", "")  # join_suffixes' list, where that row is in the table
+    suffixes = c.suffixes  # join_suffixes' list: a word ending in one is no name
     threes = np.flatnonzero(ends - starts == 3)
     candidates = [k for k in threes[is_among(texts.codes[starts[threes]], c.surnames)].tolist()
                   if HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])
@@ -184,7 +184,7 @@ def split_compounds(texts, ends, c, on, word_table):
     text = texts.text
     starts = word_starts(ends)
     # Other rows' lists: numbers are the number rows' words, transliterations no compounds.
-    kept = "".join(getattr(c, name, "") for name in ("han_digits", "han_powers", "ordinal_marks", "foreign"))
+    kept = c.han_digits + c.han_powers + c.ordinal_marks + c.foreign
     candidates = np.array([k for k in np.flatnonzero((ends - starts >= 4) & (ends - starts <= 5)).tolist()
                            if HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])
                            and not any(ch in kept for ch in text[starts[k] : ends[k]])], dtype=np.int64)
@@ -215,7 +215,7 @@ def _among_pairs(first: np.ndarray, second: np.ndarray, pairs: str, name: str = 
 @lru_cache(maxsize=16)
 def _pair_codes(pairs: str, name: str = "coarse_pairs") -> np.ndarray:
     """Two-character strings written one after another ("也是都是") -> one int64 code each; `name`:
-    the Conventions field they come from, for the error. Cached, as rule_texts.codes_of is: every call
+    the Conventions field they come from, for the error. Cached, as text.batch.codes_of is: every call
     of split_function_words asks for keep_pairs' codes (read only, never written)."""
     if len(pairs) % 2:
         raise ValueError(f"Conventions.{name} must be two-character pairs written one after another, "
