@@ -91,7 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="runs/distill")
     parser.add_argument("--sizes", nargs="+", default=["2x128"], help="LAYERSxHIDDEN[:MINUTES]")
-    parser.add_argument("--teacher", default="segmenter/models/default")
+    parser.add_argument("--teacher", default="segmenter/model/shipped/default")
     parser.add_argument("--extra", nargs="*", default=[], help="other model folders to measure")
     parser.add_argument("--train", action="store_true")
     parser.add_argument("--chars", type=int, default=12_000_000, help="--chars the labels were made with")

@@ -10,7 +10,7 @@ comes from the kernel's accounting of that child alone (os.wait4 -> ru_maxrss, t
 as VmHWM), so nothing of this script is counted. Size 0 is an empty file: the command line
 loads no model for empty input, so it is the cost of Python and the CLI alone.
 
-Without the embedded model (segmenter/models/default) and without --model, a small random BERT
+Without the embedded model (segmenter/model/shipped/default) and without --model, a small random BERT
 (2 layers, 64 wide, 256 positions, a vocabulary from the corpus) stands in: what is measured is
 the streaming of the CLI, which does not depend on the weights. The report says which model ran.
 """

@@ -23,7 +23,11 @@ from segmenter.train.corpus import read_gold  # noqa: E402
 
 GOLD = ROOT.parent / "shared" / "corpora" / "gold"
 DEV = ("pku_dev", "msr_dev", "ud_gsdsimp_dev")
-ROWS = (("default", None, "threshold"), ("default", None, "words"), ("accurate", "accurate", "threshold"), ("accurate", "accurate", "words"))
+# The retired `accurate` model (no longer shipped): its recipe (docs/models.md) writes it here;
+# its rows are left out without it.
+ACCURATE = ROOT / "runs" / "selftrained"
+ROWS = (("default", None, "threshold"), ("default", None, "words"), ("accurate", str(ACCURATE), "threshold"),
+        ("accurate", str(ACCURATE), "words"))
 
 
 def main() -> None:
@@ -41,6 +45,9 @@ def main() -> None:
         "| model | decode | " + " | ".join(DEV) + " | chars/s |", "|---|---|" + "--:|" * (len(DEV) + 1),
     ]
     for label, model, decode in ROWS:
+        if model == str(ACCURATE) and not (ACCURATE / "config.json").is_file():
+            print(f"{ACCURATE}: no `accurate` model (docs/models.md has its recipe); its rows are left out")
+            continue
         seg = Segmenter(model, decode=decode, num_threads=args.threads)
         seg.segment_batch(["".join(words) for words in gold[DEV[0]][:20]])  # warm-up
         cells, chars, seconds = [], 0, 0.0

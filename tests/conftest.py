@@ -184,7 +184,7 @@ def tiny_segmenter(tiny_model_dir):
 # -- slow tests ------------------------------------------------------------------------------------
 # `python -m pytest -m "not slow"` must stay quick (well under two minutes on 2 shared cores). A
 # test is slow when it starts a process (the CLI, worker pools, Ray), loads a shipped model
-# (segmenter/models/default or accurate), reads the shared corpora, trains a model, or takes more
+# (segmenter/model/shipped/default or fast), reads the shared corpora, trains a model, or takes more
 # than ~3 s. Whole modules say so with `pytestmark = pytest.mark.slow`, single tests with
 # `@pytest.mark.slow`, and every test that uses one of these fixtures is marked here:
 SLOW_FIXTURES = {

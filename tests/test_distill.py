@@ -158,14 +158,14 @@ def test_pca_init_needs_a_wide_enough_teacher(setup):
 
 @pytest.mark.slow
 def test_shipped_models_load_by_name():
-    """The embedded default (the distilled student, window 126 from its profile) and the 6-layer
-    `accurate` model it was distilled from resolve from their names and segment losslessly."""
+    """The embedded default (the distilled student, window 126 from its profile) and `fast`
+    resolve from their names and segment losslessly."""
     from segmenter import Segmenter
     from segmenter.model.folders import embedded_model_path, resolve_model_folder
 
-    assert resolve_model_folder("accurate") == embedded_model_path("accurate")
+    assert resolve_model_folder("fast") == embedded_model_path("fast")
     text = "共同创造美好的新世纪，2001年。"
-    for name in (None, "accurate"):
+    for name in (None, "fast"):
         seg = Segmenter(name)
         words = seg.segment(text)
         assert "".join(words) == text and len(words) > 3

@@ -132,11 +132,11 @@ def test_word_table_checked_against_its_own_folders_manifest(tmp_path):
 
 @pytest.mark.slow
 def test_save_pretrained_writes_a_manifest_that_verifies(tmp_path):
-    out = Segmenter("accurate").save_pretrained(tmp_path / "saved")
+    out = Segmenter("fast").save_pretrained(tmp_path / "saved")
     files = read_manifest(out)
     assert {"ngrams.npz", "model.safetensors", "vocab.txt", "config.json"} <= set(files)
     verify_folder(out)
-    assert Segmenter(out).segment(TEXT) == Segmenter("accurate").segment(TEXT)
+    assert Segmenter(out).segment(TEXT) == Segmenter("fast").segment(TEXT)
 
 
 @pytest.mark.slow
@@ -154,7 +154,7 @@ def test_adapt_writes_a_manifest_that_verifies(tmp_path):
 def test_typo_of_a_shipped_name_names_the_shipped_models(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ModelLoadError, match=r"no model 'acurate': not a folder, not a shipped model "
-                                             r"\(default, accurate, fast\), and not on the Hugging Face hub here"):
+                                             r"\(default, fast\), and not on the Hugging Face hub here"):
         resolve_model_folder("acurate")
 
 
@@ -163,7 +163,7 @@ def test_typo_of_a_shipped_name_cli(tmp_path):
     result = run_cli("-m", "acurate", stdin=(TEXT + "\n").encode(), cwd=tmp_path, env={"HF_HUB_OFFLINE": "1"})
     stderr = result.stderr.decode()
     assert result.returncode == 2 and "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
-    assert "no model 'acurate'" in stderr and "(default, accurate, fast)" in stderr
+    assert "no model 'acurate'" in stderr and "(default, fast)" in stderr
 
 
 def test_writing_into_a_folder_refreshes_its_list_only_when_it_has_one(tmp_path):

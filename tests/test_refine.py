@@ -129,7 +129,7 @@ def test_refine_refuses_what_it_cannot_train(tmp_path, raw_file, one_head_model)
 
 @pytest.mark.slow
 def test_refining_a_shipped_model_that_reads_anothers_table_writes_a_folder_of_its_own(tmp_path):
-    """`fast` (like `accurate`) reads the default's word table through its profile ("../default"):
+    """`fast` reads the default's word table through its profile ("../default"):
     refined into a folder elsewhere, that path would point nowhere, so the folder gets the table."""
     raw = tmp_path / "raw.txt"
     raw.write_text("我们都是中国人民的好朋友。\n今天天气很好，我们去公园散步。\n" * 40, encoding="utf-8")

@@ -162,11 +162,11 @@ def test_a_model_folder_is_copied_into_the_saved_pipeline(tmp_path, reference):
 
 
 def test_a_shipped_model_is_saved_by_name(tmp_path):
-    nlp = blank(model="accurate")
+    nlp = blank(model="fast")
     nlp.to_disk(tmp_path / "pipeline")
     assert not (tmp_path / "pipeline" / "tokenizer" / "model").exists()
     loaded = spacy.load(tmp_path / "pipeline")
-    assert tokens(loaded(TEXT)) == segmenter.Segmenter("accurate").segment(TEXT)
+    assert tokens(loaded(TEXT)) == segmenter.Segmenter("fast").segment(TEXT)
 
 
 def test_evaluate_scores_the_tokens(nlp, reference):

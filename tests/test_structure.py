@@ -231,7 +231,7 @@ def test_distill_takes_the_shared_option_names():
     new = parser.parse_args(["--out", "o", "--raw", "r.txt", "-m", "t", "--gold", "a.txt", "b.txt", "--gold-sentences", "5"])
     old = parser.parse_args(["--out", "o", "--raw", "r.txt", "--teacher", "t", "--dev", "a.txt", "b.txt", "--dev-sentences", "5"])
     assert [(p.teacher, p.dev, p.dev_sentences) for p in (new, old)] == [("t", ["a.txt", "b.txt"], 5)] * 2
-    assert parser.parse_args(["--out", "o", "--raw", "r.txt"]).teacher == "accurate"
+    assert parser.parse_args(["--out", "o", "--raw", "r.txt"]).teacher == "default"
     help_text = parser.format_help()
     assert "--gold-sentences" in help_text and not re.search(r"--(dev|teacher)(?![\w-])", help_text)
 

@@ -268,7 +268,7 @@ def test_a_thousand_pku_dev_sentences(tokenizer_dir):
 
     gold = [line.split() for line in PKU_DEV.read_text(encoding="utf-8").splitlines() if line.strip()][:1000]
     texts = ["".join(words) for words in gold]
-    vocab_folder = REPO / "segmenter" / "models" / "default"
+    vocab_folder = REPO / "segmenter" / "model" / "shipped" / "default"
     tokenizer = AutoTokenizer.from_pretrained(vocab_folder)
     started = time.perf_counter()
     refs = chinese_ref(texts, tokenizer, show_progress=False)

@@ -45,9 +45,9 @@ NUMERIC = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-m", "--model", dest="teacher", default="accurate", metavar="MODEL",
+    parser.add_argument("-m", "--model", dest="teacher", default="default", metavar="MODEL",
                         help="the teacher: model folder, hub name or shipped model "
-                             "(default: accurate, the 6-layer one)")
+                             "(default: default, the embedded one)")
     parser.add_argument("--teacher", dest="teacher", help=argparse.SUPPRESS)
     add_raw(parser, required=True)
     parser.add_argument("--out", required=True, metavar="DIR",

@@ -20,21 +20,20 @@ from .integrity import verify_folder
 from .profile import PROFILE_FILE, HeadProfile
 
 EMBEDDED_MODEL = "embedded"
-# Models shipped in segmenter/models, loadable by name when no folder of that name exists.
-SHIPPED_MODELS = ("default", "accurate", "fast")
+# Models shipped in segmenter/model/shipped, loadable by name when no folder of that name exists.
+SHIPPED_MODELS = ("default", "fast")
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 BERT_FAMILY = ("bert", "roberta", "xlm-roberta", "electra", "camembert", "ernie")
 
 
 def embedded_model_path(name: str = "default") -> Path:
     """A model shipped inside the package (package data): the default one unless named."""
-    return Path(str(importlib.resources.files("segmenter") / "models" / name))
+    return Path(str(importlib.resources.files("segmenter.model") / "shipped" / name))
 
 
 def resolve_model_folder(name_or_path: str | os.PathLike | None) -> Path:
-    """None or "embedded" -> the shipped default model; "accurate" -> the shipped 6-layer model, "fast"
-    -> the shipped small student (unless a folder of that name exists); an existing folder -> itself;
-    else a hub name."""
+    """None or "embedded" -> the shipped default model; "fast" -> the shipped small student (unless
+    a folder of that name exists); an existing folder -> itself; else a hub name."""
     shipped = isinstance(name_or_path, str) and name_or_path in SHIPPED_MODELS and not Path(name_or_path).exists()
     if name_or_path is None or str(name_or_path) == EMBEDDED_MODEL or shipped:
         folder = embedded_model_path(name_or_path if shipped else "default")

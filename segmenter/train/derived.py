@@ -54,7 +54,7 @@ def write_derived_folder(source: Path, out: Path, model, key: str, record: dict,
             extra[f"{key}_earlier"] = earlier
         extra[key] = record
         data["source"] = f"{data.get('source', '')}; {describe}"
-        if "runtime" in data:  # a folder that reads another's word table (accurate, fast) gets its own copy:
+        if "runtime" in data:  # a folder that reads another's word table (fast) gets its own copy:
             data["runtime"] = standalone_table(source, data["runtime"], building)  # `out` may lie anywhere
         profile_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         append_card_section(building, card_section)
