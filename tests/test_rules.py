@@ -1,6 +1,6 @@
-"""The rule table (rules.py) is the single source of every rule: a standard's switches, the
-conventions' character lists and thresholds, the order they run in and what calibrate tries
-all come from its rows."""
+"""The rule table (rules.TABLE, read from rules.toml) is the single source of every rule: a
+standard's switches, the conventions' character lists and thresholds, the order they run in and
+what calibrate tries all come from its rows."""
 import pickle
 from dataclasses import fields, replace
 
@@ -118,6 +118,7 @@ def test_calibrate_tries_each_searched_row_once():
 def test_rules_and_conventions_travel_to_workers():
     for value in (Conventions(units=""), STANDARDS["msr"].rules, STANDARDS["ud"]):
         assert pickle.loads(pickle.dumps(value)) == value
+        assert hash(pickle.loads(pickle.dumps(value))) == hash(value)  # lru_cache keys
     with pytest.raises(ValueError, match="name_share"):
         Conventions(name_share=float("nan"))
     with pytest.raises(TypeError, match="surnames"):
