@@ -145,24 +145,25 @@ def main() -> int:
     finally:
         process.terminate()
         code = process.wait(timeout=60)
-    rows = ["| clients | texts / request | requests | requests/s | characters/s | p50 ms | p99 ms | errors | "
-            "replies differing from segment() |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = [("| clients | texts / request | requests | requests/s | characters/s | p50 ms | p99 ms | errors | "
+            "replies differing from segment() |"), "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     rows += [f"| {r['clients']} | {r['per_request']} | {r['requests']} | {r['requests_s']:.1f} | {r['chars_s']:,.0f} | "
              f"{r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['errors']} | {r['differing']} |" for r in runs]
     command = "python benchmarks/serve_load.py " + " ".join(sys.argv[1:])
     text = "\n".join([
         "# `segmenter serve` under load (benchmarks/serve_load.py)", "",
         f"`{command}`", "",
-        f"{len(lines)} lines of {args.dev.name} (spaces removed), {sum(map(len, lines)):,} characters; the embedded "
+        (f"{len(lines)} lines of {args.dev.name} (spaces removed), {sum(map(len, lines)):,} characters; the embedded "
         f"default model; server and clients on one machine ({os.cpu_count()} cores, {platform.machine()}, "
-        f"Python {platform.python_version()}), loopback only; each run {args.seconds:g} s. The server exited "
-        f"{code} on SIGTERM.", "",
+        f"Python {platform.python_version()}; load average {os.getloadavg()[0]:.1f} when it ended: other work "
+        f"shares the cores), loopback only; each run {args.seconds:g} s. The server exited "
+        f"{code} on SIGTERM."), "",
         *rows, "",
-        f"The Python API on the same lines, in this process: segment() one line at a time {one_by_one:,.0f} "
-        f"characters/s, segment_batch over all of them {batched:,.0f} characters/s.", "",
-        "Every reply's words were compared with segment() of the same text; errors count non-200 answers and "
+        (f"The Python API on the same lines, in this process: segment() one line at a time {one_by_one:,.0f} "
+        f"characters/s, segment_batch over all of them {batched:,.0f} characters/s."), "",
+        ("Every reply's words were compared with segment() of the same text; errors count non-200 answers and "
         "transport errors. The clients are threads of one Python process on the same cores as the server, so "
-        "characters/s is a floor of what the service does with its cores to itself.", ""])
+        "characters/s is a floor of what the service does with its cores to itself."), ""])
     print(text)
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)

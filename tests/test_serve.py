@@ -305,3 +305,27 @@ def test_a_real_server_token_big_body_and_sigterm():
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+@pytest.mark.slow
+def test_workers_processes_answer_and_stop_on_sigterm():
+    import httpx
+
+    process, url = _start("--workers", "2")
+    try:
+        with httpx.Client(base_url=url, timeout=60) as http:
+            for _ in range(600):
+                try:
+                    http.get("/health")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            for _ in range(4):  # whichever process takes it
+                assert http.post("/segment", json={"texts": ["我爱北京天安门"]}).json() == {
+                    "words": [["我", "爱", "北京", "天安门"]]}
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

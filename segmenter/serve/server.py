@@ -70,7 +70,12 @@ def serve(*, host: str = "127.0.0.1", port: int = 8000, model=None, standard=Non
             config = uvicorn.Config("segmenter.serve.server:app_from_environment", factory=True, workers=workers,
                                     **common)
             _announce(shown_host, sock, workers)
-            Multiprocess(config, target=uvicorn.Server(config).run, sockets=[sock]).run()
+            import inspect
+
+            if "target" in inspect.signature(Multiprocess).parameters:  # uvicorn before 0.36 or so
+                Multiprocess(config, target=uvicorn.Server(config).run, sockets=[sock]).run()
+            else:
+                Multiprocess(config, sockets=[sock]).run()
         else:
             from .app import create_app
 
