@@ -8,16 +8,16 @@
 Listed: every file but hidden ones, the list itself, documentation (*.md) and the head profile
 (segmenter_heads.json: the folder's settings, which `segmenter heads` rewrites and a user may
 edit; HeadProfile.load and check_model check it). A folder without the list (a Hugging Face
-folder) loads as before, with the structural checks of model.py and wordstats.py.
+folder) loads with the structural checks of folders.py and words/table.py alone.
 
-On load (model.resolve_model_folder, check_folder, WordTable.load) every listed file must have
+On load (folders.resolve_model_folder, check_folder, WordTable.load) every listed file must have
 its size; files without a checksum of their own are hashed too (~15 ms for the default's
 weights and ONNX export). A zip (ngrams.npz) carries a CRC-32 per member, which numpy checks as
 WordTable.load reads each one, so its size is compared and its hash left to the writer's list.
 A hash is computed once per process for a file that has not changed since (same inode, size
 and modification time).
 
-    python -m segmenter.integrity FOLDER...   # (re)write the list of each folder
+    python -m segmenter.model.integrity FOLDER...   # (re)write the list of each folder
 """
 from __future__ import annotations
 

@@ -200,7 +200,7 @@ class NumpyReader(WindowReader):
     Parallel over windows, not inside BLAS: each of `threads` Python threads runs a slice of
     the batch (numpy releases the GIL in BLAS and in ufuncs over large arrays) with BLAS on one
     thread. OpenBLAS's own threading splits every small per-window matmul and, on a busy
-    machine, spins: 50x slower measured with 2 threads on 2 shared cores.
+    machine, spins: many times slower than one thread.
     """
 
     def __init__(self, model: NumpyBert, vocab: CharVocab, heads: list[tuple[int, int]], threads: int = 1):

@@ -5,9 +5,9 @@
   scores_from_logits  the boundary scores s = log a[i, SEP] - log a[i, i+1] (scores.py, same
                     1e-9 floor) from masked attention logits: (B, K, T, T) -> (B, K, T - 3)
 
-Apart from engine.py because two engines run them: engine.NumpyBert runs the BERT layers with
-the first four, and onnx_engine.py, whose graph stops at the logits, reads its scores with the
-last, as engine.py does. One function floors and differences the attention weights for both,
+Apart from numpy_engine.py because two engines run them: numpy_engine.NumpyBert runs the BERT
+layers with the first four, and onnx_engine.py, whose graph stops at the logits, reads its scores
+with the last, as numpy_engine.py does. One function floors and differences the attention weights for both,
 and onnx_engine.py loads no numpy BERT to get it. numpy and readout.py only.
 
 numpy has no erf: `erf` below is Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7, < 6e-7 in float32,
@@ -84,10 +84,10 @@ def scores_from_logits(logits: np.ndarray, lengths: np.ndarray, row_max: np.ndar
     log a[i, j] = logits[i, j] - logsumexp(logits[i]); only two entries per row are read, and
     their difference needs no logsumexp unless one of them is under the floor. logsumexp(row)
     lies in [max(row), max(row) + log T]: a row whose smaller entry is within LOG_FLOOR + log T of
-    its max is never floored and scores to_sep - to_next (the same to ~1e-6; an exp over every
-    row was half the time around the graph); only the others get the exact logsumexp.
-    row_max: (B, K, T), each row's max, where the caller has it (onnx_engine's graphs compute it:
-    numpy's max over rows of 32-128 entries was ~70% of this function's time).
+    its max is never floored and scores to_sep - to_next (the same to ~1e-6, without an exp over
+    every row); only the others get the exact logsumexp.
+    row_max: (B, K, T), each row's max, where the caller has it (onnx_engine's graphs compute it,
+    faster than numpy's max over short rows, which would be most of this function's time).
     """
     tokens = logits.shape[-1]
     rows = np.arange(1, tokens - 2)  # token i = character i - 1; junctions 0 .. T - 4

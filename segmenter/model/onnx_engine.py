@@ -38,10 +38,9 @@ def weights_fingerprint(folder: Path) -> str:
     return hashlib.sha256((Path(folder) / "model.safetensors").read_bytes()).hexdigest()
 
 
-# Fusions left out of every session. onnxruntime 1.32 fuses the static graph's residual Add and
-# LayerNormalization into a SkipLayerNormalization that takes 16-17% of the graph's time on one
-# thread; unfused, the static graphs of default and fast run 1.09-1.26x faster at batches of 64
-# windows of 32-128 tokens (benchmarks/results/fusions.md); a float graph never gets the node.
+# Fusions left out of every session. onnxruntime fuses a static int8 graph's residual Add and
+# LayerNormalization into a SkipLayerNormalization that runs slower on one intra-op thread than
+# the two nodes it replaces (benchmarks/fusions.py measures it); a float graph never gets the node.
 UNFUSED = ("SkipLayerNormFusion",)
 
 
@@ -92,8 +91,7 @@ class OnnxReader(WindowReader):
         options.intra_op_num_threads = 1 if cpu else threads
         options.inter_op_num_threads = 1
         # A memory pattern plans the buffers of one input shape and keeps the plan; every batch
-        # here has its own (rows, padded length), so the plans only pile up: off, a worker holds
-        # ~20 MiB less after 6,000 lines, at the same speed (benchmarks/big_input.py).
+        # here has its own (rows, padded length), so the plans would only pile up.
         options.enable_mem_pattern = False
         try:
             self.session = onnxruntime.InferenceSession(
@@ -127,9 +125,8 @@ class OnnxReader(WindowReader):
             return scores_from_logits(logits, lengths[part], *row_max).astype(np.float32, copy=False)
 
         # In slices, as the numpy engine: onnxruntime keeps what a run allocated, so the largest
-        # slice sets the process's memory (PKU test through the CLI, batches of 64 windows of
-        # 128: ~300 MB peak; in slices: under 200 MB). Outside the worker threads (a read of one
-        # long text, score_texts), the slices of a batch run on them at once.
+        # slice, not the largest batch, sets the process's memory. Outside the worker threads (a
+        # read of one long text, score_texts), the slices of a batch run on them at once.
         share = self.workers is not None and not in_worker_thread()
         slices = batch_slices(len(batch), tokens, self.threads if share else 1)
         if share and len(slices) > 1:

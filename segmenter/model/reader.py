@@ -6,7 +6,7 @@ always computed with the same shape whether it comes alone or in a batch, which 
 independent of batch composition, and sorted so that little padding is wasted.
 
 Two readers share that bucketing (WindowReader.read): HeadReader runs a torch encoder (GPU,
-any Hugging Face layout, training), engine.NumpyReader runs a BERT folder with numpy alone.
+any Hugging Face layout, training), numpy_engine.NumpyReader runs a BERT folder with numpy alone.
 This module imports torch only inside HeadReader, so the numpy path never loads it.
 
 A torch batch is never a single window, though: for a batch of one, the (1, heads, T, d)
@@ -75,7 +75,7 @@ class WindowReader:
 class HeadReader(WindowReader):
     """Reads the boundary scores of selected heads out of a torch BERT-style encoder.
 
-    model: a transformers encoder (see model.load_encoder), whose layers above the deepest
+    model: a transformers encoder (see folders.load_encoder), whose layers above the deepest
     selected head were dropped: they would never be read. Its attention kernel does not matter:
     the AttentionReader computes the selected heads' weights itself (attention.py).
     heads: (layer, head) pairs, 0-based.

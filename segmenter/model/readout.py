@@ -1,7 +1,7 @@
-"""What every engine (torch: attention.py and reader.HeadReader; numpy: engine.py; onnxruntime:
-onnx_engine.py) does alike when it reads the profile's heads: compute them layer by layer, put
-them back in the profile's order, floor the attention weights before the log, and run a batch
-in slices. numpy only, and no segmenter module: every engine imports it, torch or not.
+"""What every engine (torch: attention.py and reader.HeadReader; numpy: numpy_engine.py;
+onnxruntime: onnx_engine.py) does alike when it reads the profile's heads: compute them layer by
+layer, put them back in the profile's order, floor the attention weights before the log, and run
+a batch in slices. numpy only, and no segmenter module: every engine imports it, torch or not.
 """
 from __future__ import annotations
 

@@ -15,9 +15,9 @@ every window with the same shape however windows are batched (reader.py).
 
 workers="auto" (the default of segment_lines, segment_files and the CLI): one process (whose
 threads share the cores, cores.py) for an input of less than AUTO_CHARS characters, or on one
-core, or for a segmenter on one thread (num_threads=1); else one process per core. Measured on
-2 shared cores (5,000 MSR lines, 183k characters, the CLI end to end): 2 processes ~1.6x one
-thread, start-up included; one process on 2 threads ~1.2x (the GIL holds the Python third).
+core, or for a segmenter on one thread (num_threads=1); else one process per core: processes,
+start-up included, go faster than one process's threads, whose Python (a third of the time)
+holds the GIL.
 """
 from __future__ import annotations
 

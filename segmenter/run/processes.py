@@ -1,11 +1,11 @@
 """A Segmenter's helper processes: a large batch shared with processes that hold the same segmenter.
 
-Why: on N cores, one process reaches ~1.5x its one thread however its threads share the work
-(cores.py, on 2 cores): the Python of windows, word decoding and conventions holds the GIL. N processes do
-not share a GIL: two spawned processes ran the default at 1.99x one (2 shared cores). So a
-Segmenter on the CPU with onnxruntime and more than one core hands the chunks of a batch of
-PROCESS_CHARS characters or more (segment_batch, tokenize_batch, lcut of a long text...) to
-cores - 1 helper processes and cuts the others itself.
+Why: on N cores, one process stays well short of N times its one thread however its threads
+share the work (cores.py): the Python of windows, word decoding and conventions holds the GIL.
+N processes do not share a GIL, and come close to N times one. So a Segmenter on the CPU with
+onnxruntime and more than one core hands the chunks of a batch of PROCESS_CHARS characters or
+more (segment_batch, tokenize_batch, lcut of a long text...) to cores - 1 helper processes and
+cuts the others itself.
 
 How, each for a cost that would otherwise show:
   * The parent works too, taking chunks from the same counter as the helpers. A helper starts
@@ -50,13 +50,13 @@ logger = logging.getLogger(__name__)
 # A batch is shared with helpers from PROCESS_CHARS characters (below: threads, cores.py). A
 # helper's chunks are larger than a thread's (cores.THREAD_CHUNKS): each costs ~1 ms of pickling
 # either way, and a small chunk is cut less efficiently per character (fewer windows per encoder
-# run, more runs of the decoder), so chunks of 8 k characters (~0.1 s of work) beat 4 k in calls
-# of 16 k to 376 k characters. A large batch gets CHUNKS_PER_CORE chunks a core, larger ones up
-# to 32 k: every chunk pays a chunk's fixed work again (the decoder's word-table passes, the rules
-# over its text), with enough chunks left to balance the cores at the end.
+# run, more runs of the decoder): a chunk is 8 k characters (~0.1 s of work) or more. A large
+# batch gets `per_worker` chunks a core, larger ones up to 32 k: every chunk pays a chunk's fixed
+# work again (the decoder's word-table passes, the rules over its text), with enough chunks left
+# to balance the cores at the end.
 PROCESS_CHARS = 8_192
 PROCESS_CHUNKS = ChunkSizes(smallest=8_192, largest=32_768, per_worker=6)
-IN_FLIGHT = 1  # chunks handed to each helper at a time (2: the parent waited at the end of a 16 k-char call)
+IN_FLIGHT = 1  # chunks handed to each helper at a time (more: the parent may wait at a batch's end)
 
 
 def chunk_chars(total: int, cores: int) -> int:
