@@ -64,13 +64,33 @@ def resolve_device(device) -> str:
         raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {device!r}")
     if name.startswith("cpu"):
         return "cpu"
-    import torch
+    torch = require_torch(f"device={name!r}")
 
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} asked for, but CUDA is not available here; use device='cpu'")
     if name.startswith("mps") and not torch.backends.mps.is_available():
         raise ValueError(f"device {device!r} asked for, but MPS is not available here; use device='cpu'")
     return name
+
+
+def require_torch(what: str):
+    """torch, or a ModuleNotFoundError (name "torch", as the command line's error line reads it)
+    that says what needs it and how to install it: a lean install has the onnx and numpy engines only."""
+    import importlib
+    import importlib.util
+
+    try:
+        torch = importlib.import_module("torch")
+        if importlib.util.find_spec("transformers") is None:  # the torch engine loads models with it
+            raise ModuleNotFoundError("No module named 'transformers'", name="transformers")
+        return torch
+    except ModuleNotFoundError as err:
+        if err.name not in ("torch", "transformers"):
+            raise
+        raise ModuleNotFoundError(
+            f"{what} needs {err.name}, which is not installed: pip install torch --index-url "
+            "https://download.pytorch.org/whl/cpu && pip install \"segmenter-heads[train]\" "
+            "(or use the CPU engines of a lean install: engine='auto', device='cpu')", name=err.name) from None
 
 
 def check_window(window, overlap) -> None:

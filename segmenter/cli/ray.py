@@ -16,7 +16,12 @@ Needs the extra: pip install "segmenter-heads[ray]".
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import os
+import re
+import sys
+import threading
 
 from . import CLIError
 
@@ -55,6 +60,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress output from Ray")
 
 
+# -q: what Ray itself prints to stderr when all goes well. Its Python loggers get an explicit
+# level each before ray.init (which sets the "ray" logger's level, not theirs). The C++ core
+# worker of this process writes its own lines to the descriptor 2 (an environment variable that
+# lowers its level makes every Ray process print that it did): those are filtered out there.
+QUIET_LOGGERS = (
+    "ray._private.authentication.authentication_token_setup",  # "Token authentication is enabled ..."
+    "ray.data._internal.progress",  # "Progress bars disabled ..."
+)
+# Ray Data's actors always have their constructor arguments in the object store, so every run
+# with --max-restarts > 0 gets this line (ray-project/ray#53727: restarts can fail if those
+# arguments are lost; a failed restart still ends the run with an error).
+QUIET_LINES = re.compile(rb"core_worker\.cc:\d+: Actor with class name: .* has constructor arguments in the "
+                         rb"object store and max_restarts > 0")
+
+
+@contextlib.contextmanager
+def quiet_ray(lines: re.Pattern = QUIET_LINES):
+    """Silence Ray's own notices (-q): its loggers above, and the lines matching `lines` written
+    to the descriptor 2 meanwhile (everything else written there goes through, in order)."""
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    sys.stderr.flush()
+    original = os.dup(2)
+    read_end, write_end = os.pipe()
+    os.dup2(write_end, 2)
+    os.close(write_end)
+
+    def pump() -> None:
+        with os.fdopen(read_end, "rb") as source:
+            for line in source:
+                if not lines.search(line):
+                    os.write(original, line)
+
+    # A daemon: Ray's processes hold the pipe too (inherited), and it ends when they are gone.
+    thread = threading.Thread(target=pump, name="segmenter-quiet-ray", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(original, 2)
+        thread.join(timeout=2)
+
+
 def run(args: argparse.Namespace) -> int:
     from .segment import parse_granularity
 
@@ -69,13 +118,14 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         check_model(args.model, parse_granularity(args.granularity))
-        report = run_job(
-            args.inputs, args.out_dir, model=args.model, fmt=args.format, delimiter=args.delimiter,
-            granularity=parse_granularity(args.granularity), address=args.address, local_cpus=args.local_cpus,
-            actors=args.actors, cpus_per_actor=args.cpus_per_actor, gpus_per_actor=args.gpus_per_actor,
-            lines_per_batch=args.lines_per_batch, batch_size=args.batch_size, errors=args.encoding_errors,
-            quiet=args.quiet, max_restarts=args.max_restarts,
-        )
+        with quiet_ray() if args.quiet else contextlib.nullcontext():
+            report = run_job(
+                args.inputs, args.out_dir, model=args.model, fmt=args.format, delimiter=args.delimiter,
+                granularity=parse_granularity(args.granularity), address=args.address, local_cpus=args.local_cpus,
+                actors=args.actors, cpus_per_actor=args.cpus_per_actor, gpus_per_actor=args.gpus_per_actor,
+                lines_per_batch=args.lines_per_batch, batch_size=args.batch_size, errors=args.encoding_errors,
+                quiet=args.quiet, max_restarts=args.max_restarts,
+            )
     except Exception as err:
         message = user_error(err)  # a ModelLoadError raised in an actor
         ours = not type(err).__module__.startswith("ray")  # Ray's wrappers of task errors are bugs to show

@@ -205,9 +205,11 @@ def load_reader(folder: Path, profile: HeadProfile, engine: str, device: str, nu
     if engine == "auto" and (device != "cpu" or problem is not None):
         engine = "torch"
     if engine == "torch":
-        import torch
-
+        from ..arguments import require_torch
         from .reader import HeadReader
+
+        torch = require_torch(f"device={device!r}" if device != "cpu" else f"model {folder} ({problem})"
+                              if problem is not None else "engine='torch'")
 
         if num_threads is not None:
             torch.set_num_threads(num_threads)

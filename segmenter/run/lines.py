@@ -21,14 +21,21 @@ _BREAK = re.compile(r"[\s\u2014\u2026\u201c\u201d\u3000-\u303f\uff01-\uff0f\uff1
 
 
 class UndecodableLine(ValueError):
-    """Bytes that are not UTF-8: says where (file, line, column)."""
+    """Bytes that are not UTF-8: says where (file, line, column). `sample`: bytes from the start
+    of that line (or near it), to guess what they are (cli/inputs.guess_encoding); `offset`: the
+    line's byte offset in its stream, where known."""
+
+    def __init__(self, message: str, sample: bytes = b"", offset: int | None = None):
+        super().__init__(message)
+        self.sample, self.offset = sample, offset
 
 
 def decode_line(raw: bytes, number: int, name: str, errors: str = "strict") -> str:
     try:
         return raw.decode("utf-8", errors=errors)
     except UnicodeDecodeError as err:
-        raise UndecodableLine(f"{name}, line {number}: bytes that are not UTF-8 at column {err.start + 1}") from None
+        raise UndecodableLine(f"{name}, line {number}: bytes that are not UTF-8 at column {err.start + 1}",
+                              raw, 0 if number == 1 else None) from None
 
 
 def check_utf8(stream: BinaryIO, name: str, chunk: int = 1 << 20) -> None:
@@ -49,7 +56,9 @@ def check_utf8(stream: BinaryIO, name: str, chunk: int = 1 << 20) -> None:
             if newlines:
                 lines, line_start = lines + newlines, offset + head.rindex(b"\n") + 1
             column = at - line_start + 1
-            raise UndecodableLine(f"{name}, line {lines}: bytes that are not UTF-8 at column {column}") from None
+            sample = data[line_start - offset:] if line_start >= offset else data[max(at - offset, 0):]
+            raise UndecodableLine(f"{name}, line {lines}: bytes that are not UTF-8 at column {column}",
+                                  sample, line_start) from None
         if not data:
             return
         newlines = data.count(b"\n")
@@ -66,6 +75,9 @@ def iter_lines(stream: BinaryIO, name: str, errors: str = "strict") -> Iterator[
 
 
 def read_file_lines(path: str | os.PathLike, errors: str = "strict") -> Iterator[str]:
+    if os.path.isdir(path):  # open() would say only "[Errno 21] Is a directory"
+        raise IsADirectoryError(f"{os.fspath(path)} is a directory, not a text file: give the files in it, "
+                                f"e.g. sorted(Path({os.fspath(path)!r}).glob('*.txt'))")
     with open(path, "rb") as stream:
         yield from iter_lines(stream, os.fspath(path), errors)
 
@@ -116,7 +128,8 @@ def iter_pieces(stream: BinaryIO, name: str, errors: str = "strict",
                 pending += decoder.decode(raw, final=ends)
             except UnicodeDecodeError as err:
                 column = offset - buffered + err.start + 1
-                raise UndecodableLine(f"{name}, line {number}: bytes that are not UTF-8 at column {column}") from None
+                raise UndecodableLine(f"{name}, line {number}: bytes that are not UTF-8 at column {column}",
+                                      raw) from None
             offset += len(raw)
             if ends:
                 yield from line_pieces(pending.rstrip("\r\n") if raw else pending, size)

@@ -33,9 +33,11 @@ def source_lines(source) -> tuple[str, list[str]]:
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"f must be a path or an open file, got {type(source).__name__}")
     path = Path(source)
+    if path.is_dir():
+        raise IsADirectoryError(f"user dictionary {path} is a directory: give the dictionary file in it "
+                                "(a text file of `word [freq] [tag]` lines)")
     if not path.is_file():
-        raise FileNotFoundError(f"user dictionary {path} does not exist"
-                                + (" (it is a directory)" if path.is_dir() else ""))
+        raise FileNotFoundError(f"user dictionary {path} does not exist")
     return str(path), split_lines(path.read_bytes(), name=f"user dictionary {path}")
 
 
