@@ -202,7 +202,7 @@ def test_explain_words_are_segments(client, tiny_segmenter):
             if p["kind"] == "junction":
                 assert p["margin"] == pytest.approx(p["score"] - p["threshold"], abs=2e-3)
     assert client.post("/explain", json={"text": "好", "texts": ["好"]}).status_code == 400
-    assert client.post("/explain", json={"text": 5}).status_code == 400
+    assert client.post("/explain", json={"text": 5}).json()["error"] == '"text" must be a string, got a number'
 
 
 # -- the shipped model (slow) -----------------------------------------------------------------------

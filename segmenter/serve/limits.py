@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 MODES = ("default", "search")
+EXPLAIN_TEXTS, EXPLAIN_CHARS = 100, 20_000  # what one /explain request may ask for
 STANDARDS = ("general", "pku", "msr", "ud")  # levels.STANDARDS
 GRANULARITIES = ("fine", "default", "coarse")  # profile.GRANULARITY_NAMES
 
@@ -165,10 +166,15 @@ def parse_explain(body: dict, limits: Limits) -> tuple[list[str], str | None, fl
     _check_keys(body, ("text", "texts", "standard", "granularity"))
     if ("text" in body) == ("texts" in body):
         raise RequestError(400, 'give "text" (one string) or "texts" (an array of strings), one of them')
+    if "text" in body and not isinstance(body["text"], str):
+        raise RequestError(400, f'"text" must be a string, got {_kind(body["text"])}')
     texts = check_texts([body["text"]] if "text" in body else body["texts"], limits,
                         "text" if "text" in body else "texts")
-    explain_limit = min(limits.max_texts, 100)
+    explain_limit = min(limits.max_texts, EXPLAIN_TEXTS)
     if len(texts) > explain_limit:
         raise RequestError(400, f"/explain takes at most {explain_limit} texts, got {len(texts)}",
                            limit="max_texts", max=explain_limit)
+    if sum(map(len, texts)) > EXPLAIN_CHARS:  # a record for each place between two characters
+        raise RequestError(400, f"/explain takes at most {EXPLAIN_CHARS} characters in all, got "
+                                f"{sum(map(len, texts))}", limit="explain_chars", max=EXPLAIN_CHARS)
     return texts, check_standard(body.get("standard")), check_granularity(body.get("granularity"))
