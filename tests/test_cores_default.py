@@ -14,7 +14,7 @@ from segmenter.run.cores import THREAD_CHUNKS, WorkerThreads, available_cores, i
 from segmenter.model.profile import HeadProfile
 from segmenter.text.runs import HAN_SPAN_RE
 
-from conftest import GOLD, TINY_CHARS, make_tiny_model
+from conftest import GOLD, REPO, TINY_CHARS, make_tiny_model
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
@@ -66,6 +66,26 @@ def test_text_chunks_cover_every_text_once_longest_first():
     assert text_chunks(lengths, 1) == [list(range(len(lengths)))]
     assert text_chunks([10] * 20, 2) == [list(range(20))]
     assert text_chunks([100_000], 2) == [[0]] and text_chunks([], 2) == [[]]
+
+
+def test_one_thread_pool_and_chunk_sizes_named_apart():
+    """The engines and run/ share one thread pool, cores.WorkerThreads (no other ThreadPoolExecutor
+    there), and each chunk size has its own name: CHUNK_CHARS is only parallel.py's."""
+    import pickle
+
+    from segmenter.model.numpy_engine import NumpyReader
+
+    files = sorted((REPO / "segmenter" / "model").glob("*.py")) + sorted((REPO / "segmenter" / "run").glob("*.py"))
+    pools = [p.name for p in files if "ThreadPoolExecutor(" in p.read_text(encoding="utf-8")]
+    assert pools == ["cores.py"]
+    runtime = [p for stage in ("text", "model", "words", "standards", "run") for p in (REPO / "segmenter" / stage).glob("*.py")]
+    assert [p.name for p in runtime if "CHUNK_CHARS =" in p.read_text(encoding="utf-8")] == ["parallel.py"]
+    workers = WorkerThreads(2, "test-pickle")
+    assert list(workers.map(abs, [-1, 2])) == [1, 2]
+    copy = pickle.loads(pickle.dumps(workers))  # a copy starts threads of its own
+    assert (copy.count, copy.name, copy._pool) == (2, "test-pickle", None)
+    workers.close()
+    assert "WorkerThreads" in NumpyReader.set_threads.__code__.co_names
 
 
 def test_worker_threads_keep_order_mark_their_tasks_and_raise():
