@@ -94,38 +94,41 @@ def _finite(value) -> float | None:
     return round(value, 3) if math.isfinite(value) else None
 
 
-def _table_view(text, words, offset, cut, word_table) -> dict | None:
-    """The decoder's words at `offset`: left and right (cut) or the word around it (joined), and
-    what the word table says of the pieces and of the whole."""
-    if word_table is None:
-        return None
-    if cut:
-        left = next((s, e) for s, e in words if e == offset)
-        right = next((s, e) for s, e in words if s == offset)
-        start, end = left[0], right[1]
-    else:
-        start, end = next((s, e) for s, e in words if s < offset < e)
-    view = {"left": text[start:offset], "right": text[offset:end], "whole": text[start:end]}
-    starts = np.array([start, start, offset], dtype=np.int64)
-    lengths = np.array([end - start, offset - start, end - offset], dtype=np.int64)
-    autonomy = word_table.autonomy_at(text, starts[:1], lengths[:1])
-    view["autonomy"] = _finite(autonomy[0])
-    if getattr(word_table, "unigram", None) is not None:
-        whole, left_p, right_p = word_table.logp_at(text, starts, lengths).tolist()
-        view["logp_whole"], view["logp_left"], view["logp_right"] = _finite(whole), _finite(left_p), _finite(right_p)
-        if None not in (view["logp_whole"], view["logp_left"], view["logp_right"]):
-            view["logp_margin"] = round(whole - left_p - right_p, 3)  # > 0: likelier as one word
-    return view
+def _table_views(text: str, decoder_ends, offsets: list[int], word_table) -> list[dict | None]:
+    """The decoder's words at each of `offsets`: left and right (a cut) or the word around it
+    (joined), and what the word table says of the pieces and of the whole: one lookup a text."""
+    if word_table is None or not offsets:
+        return [None] * len(offsets)
+    ends = np.asarray(decoder_ends, dtype=np.int64)
+    at = np.asarray(offsets, dtype=np.int64)
+    cut = np.isin(at, ends)
+    # the word ending at or crossing each offset, and the one after it where the offset is a cut
+    k = np.searchsorted(ends, at, side="left")  # ends[k] >= offset
+    start = np.where(k > 0, ends[np.maximum(k - 1, 0)], 0)
+    end = np.where(cut, ends[np.minimum(k + 1, len(ends) - 1)], ends[np.minimum(k, len(ends) - 1)])
+    starts = np.concatenate([start, start, at])
+    lengths = np.concatenate([end - start, at - start, end - at])
+    autonomy = word_table.autonomy_at(text, start, end - start)
+    logp = word_table.logp_at(text, starts, lengths) if getattr(word_table, "unigram", None) is not None else None
+    views, n = [], len(offsets)
+    for i, (s, o, e) in enumerate(zip(start.tolist(), at.tolist(), end.tolist())):
+        view = {"left": text[s:o], "right": text[o:e], "whole": text[s:e], "autonomy": _finite(autonomy[i])}
+        if logp is not None:
+            whole, left, right = _finite(logp[i]), _finite(logp[n + i]), _finite(logp[2 * n + i])
+            view.update(logp_whole=whole, logp_left=left, logp_right=right)
+            if None not in (whole, left, right):
+                view["logp_margin"] = round(whole - left - right, 3)  # > 0: likelier as one word
+        views.append(view)
+    return views
 
 
 def _record(plan, margin, cut, level, decoder_ends, final_ends, moves, word_table, profile) -> dict:
     text = plan.text
     final = set(np.asarray(final_ends).tolist())
-    decoder = set(np.asarray(decoder_ends).tolist())
-    decoder_words = _words_at(text, decoder_ends)
+    column = {int(plan.positions[q]) + 1: j for j, q in enumerate(plan.junctions.tolist())}
+    views = dict(zip(column, _table_views(text, decoder_ends, list(column), word_table)))
     boundary = assembly.boundary_scores(plan, margin)
     head_scores = np.asarray(plan.scores) if plan.scores is not None else np.zeros((0, 0))
-    column = {int(plan.positions[q]) + 1: j for j, q in enumerate(plan.junctions.tolist())}
     records = []
     for offset in range(1, len(text)):
         entry = {"offset": offset, "left": text[offset - 1], "right": text[offset], "cut": offset in final}
@@ -140,7 +143,7 @@ def _record(plan, margin, cut, level, decoder_ends, final_ends, moves, word_tabl
             entry.update(kind="junction", score=round(m + level.threshold, 3), threshold=round(level.threshold, 3),
                          margin=round(m, 3), heads=[round(float(v), 3) for v in head_scores[:, j]],
                          heads_cut=m > 0, decoder_cut=bool(cut[j]))
-            entry["table"] = _table_view(text, decoder_words, offset, offset in decoder, word_table)
+            entry["table"] = views[offset]
             if level.decoding is not None and word_table is not None:
                 entry["decided_by"] = "word decoder"
                 entry["why"] = (f"the word decoder {'cut' if cut[j] else 'joined'} here; the heads' margin "
