@@ -7,6 +7,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import segmenter
 from segmenter.standards import data
@@ -97,3 +98,18 @@ def test_the_lists_alone_decide_no_han_character_in_the_code():
     # 一 is the counts' one_numeral: 这|一 splits at every level, 一个 stays at the default (PKU)
     assert words_after(["这一", "一个", "一年"], Conventions()) == ["这", "一", "一个", "一", "年"]
     assert words_after(["这一", "一个", "一年"], Conventions(one_numeral="")) == ["这一", "一个", "一年"]
+
+
+def test_a_misspelt_or_missing_key_of_the_data_file_is_refused(tmp_path):
+    text = data.DATA_FILE.read_text(encoding="utf-8")
+    for old, new, message in (('search = []\n', 'serach = []\n', "unknown keys"),
+                              ('at = { pku = true, msr = false, ud = true, general = false }',
+                               'at = { pku = true, msr = false, general = false }', "a setting for each"),
+                              ('needs = "join_suffixes"', 'needs = "join_dates"', "no row before it")):
+        assert old in text
+        path = tmp_path / "rules.toml"
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        with pytest.raises(ValueError, match=message):
+            data.load(path)
+    path.write_text(text, encoding="utf-8")
+    assert data.load(path)[2] == data.ROWS

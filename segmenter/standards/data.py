@@ -16,6 +16,8 @@ else:  # pragma: no cover - Python 3.10
 
 DATA_FILE = Path(__file__).with_name("rules.toml")
 DEFAULT_SEARCH = (False, True)
+ROW_KEYS = {"name", "about", "at", "choices", "search", "needs", "decoder", "value", "origin", "params"}
+PARAM_KEYS = {"value", "origin"}
 
 
 @dataclass(frozen=True)
@@ -42,8 +44,20 @@ def _setting(value, number):
     return number if value else None
 
 
+def _check_keys(entry: dict, allowed: set, required: set, what: str) -> None:
+    """A misspelt key would be a setting silently left at its default: refused."""
+    unknown, missing = set(entry) - allowed, required - set(entry)
+    if unknown or missing:
+        raise ValueError(f"{DATA_FILE.name}: {what}: " + "; ".join(
+            part for part in (f"unknown keys {sorted(unknown)}" if unknown else "",
+                              f"missing keys {sorted(missing)}" if missing else "") if part))
+
+
 def _row(entry: dict, standards: tuple[str, ...]) -> RowData:
-    name = entry["name"]
+    name = entry.get("name", "?")
+    _check_keys(entry, ROW_KEYS, {"name", "about", "at", "origin"}, f"rule {name!r}")
+    for field, param in entry.get("params", {}).items():
+        _check_keys(param, PARAM_KEYS, PARAM_KEYS, f"rule {name!r}, parameter {field!r}")
     number = entry.get("value")
     at = {standard: _setting(value, number) for standard, value in entry["at"].items()}
     if set(at) != set(standards):
@@ -64,8 +78,18 @@ def load(path: Path = DATA_FILE) -> tuple[dict, dict, tuple[RowData, ...]]:
     with open(path, "rb") as handle:
         data = tomllib.load(handle)
     standards = data["standards"]
+    for name, entry in standards.items():
+        _check_keys(entry, {"about", "profile_level", "origin"}, {"about", "profile_level", "origin"},
+                    f"standard {name!r}")
+    for name, entry in data["levels"].items():
+        _check_keys(entry, PARAM_KEYS, PARAM_KEYS, f"levels.{name}")
     levels = {name: entry["value"] for name, entry in data["levels"].items()}
-    return standards, levels, tuple(_row(entry, tuple(standards)) for entry in data["rules"])
+    rows = tuple(_row(entry, tuple(standards)) for entry in data["rules"])
+    names = [row.name for row in rows]
+    for row in rows:
+        if row.needs is not None and row.needs not in names[: names.index(row.name)]:
+            raise ValueError(f"{DATA_FILE.name}: rule {row.name!r} needs {row.needs!r}, which is no row before it")
+    return standards, levels, rows
 
 
 STANDARD_DATA, LEVELS, ROWS = load()

@@ -71,7 +71,7 @@ class Rules:
                 raise ValueError(f"Rules.{row.name} must be a finite number or None (off), got {value!r}")
 
     @classmethod
-    def at(cls, granularity: str | float | None) -> "Rules":
+    def at(cls, granularity: str | float | None) -> Rules:
         """The rules of the standard a granularity imitates when none is named: finer than the
         default UD's, the default PKU's, coarser MSR's (LEVEL_STANDARDS)."""
         g = granularity_value(granularity)
@@ -93,7 +93,7 @@ class Standard:
                 "rules": asdict(self.rules)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Standard":
+    def from_dict(cls, data: dict) -> Standard:
         try:
             return cls(str(data["name"]), str(data.get("about", "")), granularity_value(data["profile_level"]),
                        Rules(**data["rules"]))
@@ -134,7 +134,7 @@ class Level:
 
     @classmethod
     def at(cls, granularity: str | float | None, profile: HeadProfile, decoding: WordDecoding | None,
-           standard: Standard) -> "Level":
+           standard: Standard) -> Level:
         g = granularity_value(granularity)
         threshold = profile.threshold(standard.profile_level) + (g - DEFAULT_GRANULARITY) * GRANULARITY_SPAN
         if decoding is not None:  # the decoder joins of rules.TABLE, in table order
