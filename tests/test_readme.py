@@ -39,6 +39,7 @@ SKIP_MARK = re.compile(r"<!--\s*readme-test:\s*skip\s*\((?P<reason>.+)\)\s*-->")
 BUILDS = {"pretrain", "convert-e5", "heads", "selftrain", "distill", "refine", "ngrams", "bench", "export-onnx",
           "calibrate"}
 NEEDS = {"--address": "needs a running Ray cluster", "--gpus-per-actor": "needs a GPU"}
+SERVERS = {"serve"}  # commands that run until stopped: not run
 OUTPUT_OPTIONS = ("--out", "-o", "--output")
 
 
@@ -157,6 +158,8 @@ def plan_bash(code: str) -> tuple[list[str], list[tuple[str, str]]]:
         reason = None
         if any(subcommand(call) in BUILDS for call in calls):
             reason = f"`segmenter {next(subcommand(c) for c in calls if subcommand(c) in BUILDS)}` trains or builds"
+        elif any(subcommand(call) in SERVERS for call in calls):
+            reason = "runs a server until it is stopped"
         elif any(word in unavailable for word in argv):
             reason = "reads what a line that is not run writes"
         else:
@@ -263,12 +266,13 @@ def test_bash_plan_runs_segmenter_lines_and_leaves_out_training_and_clusters():
         "segmenter -m my_refined my.txt\n"
         "segmenter ray 'c/*.txt' out/ --address auto\n"
         "cat input.txt | segmenter -d \"#\"\n"
+        "segmenter serve --port 8000\n"
     )
     run, skipped = plan_bash(code)
     assert run == ['echo "好" | segmenter', "segmenter adapt --raw my.txt --out my_model",
                    'cat input.txt | segmenter -d "#"']
     assert [command.split()[:2] for command, _ in skipped] == [
-        ["segmenter", "refine"], ["segmenter", "-m"], ["segmenter", "ray"]]
+        ["segmenter", "refine"], ["segmenter", "-m"], ["segmenter", "ray"], ["segmenter", "serve"]]
 
 
 def test_commands_run_through_the_interpreter_that_runs_the_tests():
@@ -426,6 +430,8 @@ def test_install_commands_name_this_distribution_and_its_extras():
             assert dist in (name, "."), f"{where}: pip install {dist}[{wanted}]"
             assert wanted == "{extra}" or set(wanted.split(",")) <= extras, f"{where}: unknown extra [{wanted}]"
     assert found >= 5
+    extras_line = next(line for line in page_text(README).splitlines() if line.startswith("Extras ("))
+    assert set(re.findall(r"`(\w+)`", extras_line)) == extras, "README's list of extras is pyproject.toml's"
 
 
 # --- the README's headline table: every figure read from a benchmark file -----------------------
@@ -484,6 +490,35 @@ def test_readme_headline_table_is_the_benchmark_files():
 def test_docs_stage_table_is_the_benchmark_file():
     table = page_text(RESULTS / "stages.md").strip()
     assert table in page_text(DOCS / "benchmarks.md"), "docs/benchmarks.md's copy of stages.md differs from the file"
+
+
+WORD_LISTS = {"keep_pairs", "coarse_pairs", "coverb_keeps"}  # two-character words, one after another
+
+
+def rule_lists() -> dict[str, int]:
+    """{list: its entries} of every character or word list in segmenter/standards/rules.toml: a
+    character list counts characters, a list of two-character words its words, joined_words the
+    words between its spaces."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    data = tomllib.loads((REPO / "segmenter" / "standards" / "rules.toml").read_text(encoding="utf-8"))
+    lists = {}
+    for row in data["rules"]:
+        for field, param in row.get("params", {}).items():
+            value = param["value"]
+            if isinstance(value, str):
+                lists[field] = (len(value.split()) if " " in value else len(value) // 2 if field in WORD_LISTS
+                                else len(value))
+    return lists
+
+
+def test_the_count_of_hand_written_lists_is_the_data_files():
+    """docs/standards.md's honest paragraph counts the lists and entries of rules.toml as they are."""
+    lists = rule_lists()
+    said = f"{len(lists)} lists holding {sum(lists.values())} entries"
+    assert said in page_text(DOCS / "standards.md"), f"docs/standards.md should say: {said}"
 
 
 def test_development_page_names_each_part_of_the_package():
