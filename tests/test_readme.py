@@ -364,6 +364,22 @@ def test_bash_block_segmenter_lines_run(block, tmp_path):
         assert done.returncode == 0, f"{block.page} line {block.line}: {command}\n{done.stderr[-3000:]}"
 
 
+STANDARDS_EXAMPLE = "江泽民在上海市签署了两个协议"
+
+
+@pytest.mark.slow
+def test_readme_standards_table_shows_each_standards_words():
+    """The "e.g." column of README's table of standards is what each standard writes of one sentence."""
+    import segmenter
+
+    rows = table_rows(page_text(README), "| standard | writes | e.g. |")
+    assert len(rows) == 4
+    for first, cells in rows.items():
+        standard = re.match(r"`(\w+)`", first).group(1)
+        words = segmenter.Segmenter(standard=standard).segment(STANDARDS_EXAMPLE)
+        assert cells[-1] == " ".join(words), f"README's {standard} row; the standard writes {' '.join(words)}"
+
+
 IMPORT_LINE = re.compile(
     r"(?:^|`)[ \t]*(from segmenter(?:\.\w+)* import \w+(?:, \w+)*|import segmenter(?:\.\w+)*(?: as \w+)?)",
     re.MULTILINE)
