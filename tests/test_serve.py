@@ -329,3 +329,25 @@ def test_workers_processes_answer_and_stop_on_sigterm():
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_no_body_makes_it_fail(client):
+    """Random bytes and random JSON values: always an answer below 500, JSON with "error" or "words"."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+                          lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                        max_size=4), max_leaves=12)
+    fields = st.fixed_dictionaries({}, optional={"texts": values | st.lists(st.text(max_size=30), max_size=3),
+                                                 "standard": values, "granularity": values, "mode": values,
+                                                 "offsets": values})
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.binary(max_size=200) | fields.map(lambda d: json.dumps(d).encode()))
+    def check(body):
+        answer = client.post("/segment", content=body)
+        assert answer.status_code in (200, 400, 413), answer.text
+        assert ("words" if answer.status_code == 200 else "error") in answer.json()
+
+    check()
