@@ -63,6 +63,34 @@ def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
     raise SystemExit("the server did not answer /health within 30 s")
 
 
+def cpu_seconds(pid: int | None = None) -> float:
+    """CPU seconds (user + system) of a process so far: this one's threads, or another's (Linux /proc)."""
+    if pid is None:
+        import resource
+
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def server_batches(url: str) -> dict:
+    """The server's segment calls so far (GET /metrics): how many, texts and seconds in all."""
+    import httpx
+
+    text = httpx.get(f"{url}/metrics", timeout=30).text
+
+    def value(name: str) -> float:
+        found = re.search(rf"^{name} ([0-9.e+]+)$", text, re.MULTILINE)
+        return float(found.group(1)) if found else 0.0
+
+    return {"batches": value("segmenter_batches_total"), "batch_texts": value("segmenter_batch_texts_sum"),
+            "batch_seconds": value("segmenter_batch_seconds_sum")}
+
+
 def load(url: str, lines: list[str], reference: list[list[str]], clients: int, seconds: float,
          per_request: int) -> dict:
     import httpx
@@ -141,14 +169,25 @@ def main() -> int:
 
     process, url = start_server(args.serve_options.split())
     try:
-        runs = [load(url, lines, reference, args.clients, args.seconds, n) for n in args.texts_per_request]
+        runs, before = [], server_batches(url)
+        for n in args.texts_per_request:
+            cpu = cpu_seconds(process.pid), cpu_seconds()
+            run = load(url, lines, reference, args.clients, args.seconds, n)
+            run.update(server_cpu=cpu_seconds(process.pid) - cpu[0], client_cpu=cpu_seconds() - cpu[1])
+            after = server_batches(url)
+            run.update({key: after[key] - before[key] for key in after})
+            runs.append(run)
+            before = after
     finally:
         process.terminate()
         code = process.wait(timeout=60)
     rows = [("| clients | texts / request | requests | requests/s | characters/s | p50 ms | p99 ms | errors | "
-            "replies differing from segment() |"), "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "replies differing from segment() | segment calls | texts / call | ms / call | time in segment calls | "
+             "CPU s: server / clients |"), "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     rows += [f"| {r['clients']} | {r['per_request']} | {r['requests']} | {r['requests_s']:.1f} | {r['chars_s']:,.0f} | "
-             f"{r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['errors']} | {r['differing']} |" for r in runs]
+             f"{r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['errors']} | {r['differing']} | {r['batches']:.0f} | "
+             f"{r['batch_texts'] / max(r['batches'], 1):.1f} | {1000 * r['batch_seconds'] / max(r['batches'], 1):.1f} | "
+             f"{r['batch_seconds'] / r['seconds']:.0%} | {r['server_cpu']:.1f} / {r['client_cpu']:.1f} |" for r in runs]
     command = "python benchmarks/serve_load.py " + " ".join(sys.argv[1:])
     text = "\n".join([
         "# `segmenter serve` under load (benchmarks/serve_load.py)", "",

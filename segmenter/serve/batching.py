@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .limits import Limits, RequestError, SegmentRequest
@@ -132,6 +133,7 @@ class Batcher:
                 groups.setdefault(item.request.key, []).append(item)
             for key, items in groups.items():
                 texts = [text for item in items for text in item.request.texts]
+                began = time.perf_counter()
                 try:
                     found = await loop.run_in_executor(self.executor, segment_group, self.views, key, texts)
                 except Exception as err:
@@ -140,7 +142,7 @@ class Batcher:
                         if not item.future.done():
                             item.future.set_exception(err)
                     continue
-                self.metrics.batch(len(texts))
+                self.metrics.batch(len(texts), time.perf_counter() - began)
                 start = 0
                 for item in items:
                     end = start + len(item.request.texts)

@@ -41,6 +41,7 @@ class Metrics:
         self.latency: dict[str, Histogram] = {}  # path -> seconds from the request to its answer
         self.batches = 0
         self.batch_texts = Histogram(BATCH_BUCKETS)
+        self.batch_seconds = Histogram(LATENCY_BUCKETS)
         self.in_flight = 0
 
     def request(self, path: str, status: int, seconds: float, texts: int = 0, characters: int = 0) -> None:
@@ -50,9 +51,10 @@ class Metrics:
             self.texts[path] += texts
             self.characters[path] += characters
 
-    def batch(self, texts: int) -> None:
+    def batch(self, texts: int, seconds: float) -> None:
         self.batches += 1
         self.batch_texts.observe(texts)
+        self.batch_seconds.observe(seconds)
 
     def render(self) -> str:
         lines = ["# HELP segmenter_requests_total HTTP requests answered, by path and status",
@@ -73,6 +75,9 @@ class Metrics:
                   "# TYPE segmenter_batches_total counter", f"segmenter_batches_total {self.batches}",
                   "# HELP segmenter_batch_texts texts of one segment call", "# TYPE segmenter_batch_texts histogram"]
         lines += self.batch_texts.lines("segmenter_batch_texts")
+        lines += ["# HELP segmenter_batch_seconds time of one segment call (in its thread)",
+                  "# TYPE segmenter_batch_seconds histogram"]
+        lines += self.batch_seconds.lines("segmenter_batch_seconds")
         lines += ["# HELP segmenter_requests_in_flight requests being answered now",
                   "# TYPE segmenter_requests_in_flight gauge", f"segmenter_requests_in_flight {self.in_flight}",
                   "# HELP segmenter_uptime_seconds seconds since the service started",
