@@ -137,10 +137,12 @@ def test_user_dictionary_words_stay_whole(tiny_model_dir):
 
 
 @pytest.mark.slow
-def test_heads_command(tiny_model_dir, tmp_path):
+def test_heads_command(tiny_model_dir, tmp_path, capsys):
+    """`segmenter heads` through the command's own entry point (cli.main, in this process: the
+    interpreter's start-up seven times over was most of this test's minutes)."""
     import shutil
-    import subprocess
-    import sys
+
+    from segmenter.cli import main
 
     folder = shutil.copytree(tiny_model_dir, tmp_path / "m")
     raw = tmp_path / "raw.txt"
@@ -149,22 +151,29 @@ def test_heads_command(tiny_model_dir, tmp_path):
     gold.write_text("\n".join(" ".join(s) for s in GOLD), encoding="utf-8")
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "segmenter", "heads", "-m", str(folder), *map(str, args)], capture_output=True, text=True)
+        """(exit code, stdout, stderr) of `segmenter heads -m FOLDER ARGS…`."""
+        capsys.readouterr()
+        try:
+            code = main(["heads", "-m", str(folder), *map(str, args)])
+        except SystemExit as exit:  # argparse's refusals
+            code = exit.code
+        out, err = capsys.readouterr()
+        return code, out, err
 
-    result = run("--raw", raw, "--max-heads", "2")
-    assert result.returncode == 0, result.stderr
+    code, _, err = run("--raw", raw, "--max-heads", "2")
+    assert code == 0, err
     assert "unsupervised" in (folder / "segmenter_heads.json").read_text()
-    result = run("--gold", gold, "--max-sentences", "6", "--out", tmp_path / "cal.json")
-    assert result.returncode == 0, result.stderr
-    assert "calibrated on dev.txt (6 sentences)" in (tmp_path / "cal.json").read_text() and "word F1" in result.stdout
-    report = run("--gold", gold, "--report")
-    assert report.returncode == 0 and len(report.stdout.splitlines()) == 1 + 2 * 4
+    code, out, err = run("--gold", gold, "--max-sentences", "6", "--out", tmp_path / "cal.json")
+    assert code == 0, err
+    assert "calibrated on dev.txt (6 sentences)" in (tmp_path / "cal.json").read_text() and "word F1" in out
+    code, out, _ = run("--gold", gold, "--report")
+    assert code == 0 and len(out.splitlines()) == 1 + 2 * 4
     png = tmp_path / "heads.png"
-    shown = run("--show", "我们的社会发展了", "--png", png)
-    assert shown.returncode == 0, shown.stderr
+    code, _, err = run("--show", "我们的社会发展了", "--png", png)
+    assert code == 0, err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert run("--raw", tmp_path / "none.txt").returncode == 2
+    assert run("--raw", tmp_path / "none.txt")[0] == 2
     raw.write_text("\n".join(raw_lines(200))[:900] + "\nabc\n", encoding="utf-8")  # too little Han: one line
-    short = run("--raw", raw, "--out", tmp_path / "short.json")
-    assert short.returncode == 2 and "fewer than 1,000 Han characters" in short.stderr and "Traceback" not in short.stderr
-    assert run().returncode == 2
+    code, _, err = run("--raw", raw, "--out", tmp_path / "short.json")
+    assert code == 2 and "fewer than 1,000 Han characters" in err and "Traceback" not in err
+    assert run()[0] == 2

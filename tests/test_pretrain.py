@@ -242,7 +242,12 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
+def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path, caplog, capsys):
+    """The first sitting through `python -m segmenter pretrain` (the command as a user runs it, -q
+    quiet); the sittings that resume it through cli.main in this process (what they log is read
+    from caplog): each process of its own cost the interpreter's and torch's start-up again."""
+    from segmenter.cli import main
+
     out = tmp_path / "cli"
     shape = ["--layers", "1", "--hidden", "32", "--heads", "2", "--intermediate", "64", "--max-length", "32",
              "--batch-tokens", "256", "--eval-lines", "20", "--warmup-steps", "1", "--eval-every", "3"]
@@ -250,13 +255,20 @@ def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
     assert done.returncode == 0, done.stderr
     assert (out / "model.safetensors").is_file() and "stopping" not in done.stderr  # -q: warnings only
     assert not (out / "segmenter_heads.json").exists()
-    done = _cli("--out", str(out), "--resume", "--max-steps", "4", "--precision", "bf16", "--keep-checkpoints", "1")
-    assert done.returncode == 0, done.stderr
-    assert "resuming at step 3" in done.stderr and "reached --max-steps 4" in done.stderr
+
+    def sitting(*args: str) -> str:
+        """A later sitting in this process: what it logged and printed to stderr."""
+        caplog.clear()
+        capsys.readouterr()
+        with caplog.at_level("INFO"):
+            assert main(["pretrain", *args]) == 0, capsys.readouterr().err
+        return caplog.text + capsys.readouterr().err
+
+    logged = sitting("--out", str(out), "--resume", "--max-steps", "4", "--precision", "bf16", "--keep-checkpoints", "1")
+    assert "resuming at step 3" in logged and "reached --max-steps 4" in logged
     # Sitting options left out of a later --resume carry over (bf16 stays bf16), and say so.
-    done = _cli("--out", str(out), "--resume", "--max-steps", "5", "--eval-every", "2")
-    assert done.returncode == 0, done.stderr
-    assert "previous sitting's --precision bf16" in done.stderr and "--keep-checkpoints 1" in done.stderr
+    logged = sitting("--out", str(out), "--resume", "--max-steps", "5", "--eval-every", "2")
+    assert "previous sitting's --precision bf16" in logged and "--keep-checkpoints 1" in logged
     state = torch.load(out / "checkpoints" / "step_00000005" / "training_state.pt", weights_only=True)
     last = state["progress"]["sittings"][-1]
     assert last["precision"] == "bfloat16" and last["options"]["eval_every"] == 2
@@ -264,12 +276,13 @@ def test_cli_trains_resumes_and_explains_bad_arguments(corpus_files, tmp_path):
     assert json.loads((out / "learning_curve.jsonl").read_text().splitlines()[-1])["step"] == 5
     # Without dev gold (and without --no-discover-heads this sitting), unsupervised discovery
     # (segmenter.train.head_discovery) writes the profile to the folder and the latest checkpoint.
-    assert "head discovery failed" not in done.stderr, done.stderr
+    assert "head discovery failed" not in logged, logged
     profile = json.loads((out / "segmenter_heads.json").read_text())
     assert profile["source"].startswith("unsupervised") and profile["heads"]
     assert json.loads((out / "checkpoints" / "step_00000005" / "segmenter_heads.json").read_text()) == profile
 
-    assert "no such file" in _cli("--corpus", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "a")).stderr
+    assert main(["pretrain", "--corpus", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "a")]) == 2
+    assert "no such file" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
