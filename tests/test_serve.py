@@ -351,3 +351,40 @@ def test_no_body_makes_it_fail(client):
         assert ("words" if answer.status_code == 200 else "error") in answer.json()
 
     check()
+
+
+def test_the_socket_gets_tcp_nodelay_connections():
+    """asyncio sets TCP_NODELAY on the connections of a listening socket whose proto is TCP only;
+    without it every keep-alive answer waited for the client's delayed ACK (~40 ms)."""
+    import asyncio
+    import socket
+
+    from segmenter.serve.server import bind
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+
+        async def accepted_nodelay() -> int:
+            found = asyncio.get_running_loop().create_future()
+
+            def protocol():
+                class Probe(asyncio.Protocol):
+                    def connection_made(self, transport):
+                        option = transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+                        found.set_result(option)
+                        transport.close()
+
+                return Probe()
+
+            server = await asyncio.get_running_loop().create_server(protocol, sock=sock)
+            _, writer = await asyncio.open_connection(*sock.getsockname())
+            try:
+                return await asyncio.wait_for(found, 10)
+            finally:
+                writer.close()
+                server.close()
+
+        assert asyncio.run(accepted_nodelay()) != 0
+    finally:
+        sock.close()
