@@ -388,3 +388,21 @@ def test_the_socket_gets_tcp_nodelay_connections():
         assert asyncio.run(accepted_nodelay()) != 0
     finally:
         sock.close()
+
+
+def test_user_dictionaries_and_command_line_errors(tiny_model_dir, tmp_path, capsys):
+    from segmenter.cli import main
+    from segmenter.serve.server import load_segmenter
+
+    words = tmp_path / "user.txt"
+    words.write_text("天安门广场 10 ns\n北京大学\n", encoding="utf-8")
+    segmenter = load_segmenter(tiny_model_dir, "pku", [words])
+    assert "天安门广场" in segmenter.user_dictionary and segmenter.standard.name == "pku"
+    with TestClient(create_app(segmenter)) as test_client:
+        assert "天安门广场" in test_client.post("/segment", json={"texts": ["我爱天安门广场"]}).json()["words"][0]
+    assert main(["serve", "-u", str(tmp_path / "missing.txt")]) == 2
+    assert "missing.txt: no such file" in capsys.readouterr().err
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "--port must be in 0-65535" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["serve", "--workers", "0"])
