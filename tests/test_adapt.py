@@ -183,30 +183,44 @@ def test_text_without_han_characters_is_refused_and_leaves_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["latin.txt"]
 
 
+def adapt_cli(capsys, *args) -> tuple[int, str, str]:
+    """`segmenter adapt ARGS…` through cli.main in this process: (exit code, stdout, stderr)."""
+    from segmenter.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main(["adapt", *map(str, args)])
+    except SystemExit as exit:  # argparse's refusals
+        code = exit.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 @pytest.mark.slow
-def test_cli_errors_are_one_line(raw_file, tmp_path):
-    missing = run_cli("adapt", "--raw", tmp_path / "nope.txt", "--out", tmp_path / "a", text=True)
-    assert missing.returncode == 2 and missing.stderr.strip().count("\n") == 0 and "nope.txt" in missing.stderr
-    same = run_cli("adapt", "-m", embedded_model_path(), "--raw", raw_file, "--out", embedded_model_path(), text=True)
-    assert same.returncode == 2 and "model folder itself" in same.stderr and same.stderr.strip().count("\n") == 0
+def test_cli_errors_are_one_line(raw_file, tmp_path, capsys):
+    code, _, err = adapt_cli(capsys, "--raw", tmp_path / "nope.txt", "--out", tmp_path / "a")
+    assert code == 2 and err.strip().count("\n") == 0 and "nope.txt" in err
+    code, _, err = adapt_cli(capsys, "-m", embedded_model_path(), "--raw", raw_file, "--out", embedded_model_path())
+    assert code == 2 and "model folder itself" in err and err.strip().count("\n") == 0
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
-    full = run_cli("adapt", "--raw", raw_file, "--out", tmp_path / "full", text=True)
-    assert full.returncode == 2 and "not an empty folder" in full.stderr
-    seed = run_cli("adapt", "--raw", raw_file, "--out", tmp_path / "s", "--seed", "1", text=True)
-    assert seed.returncode == 2 and "--seed" in seed.stderr and "--refine" in seed.stderr
-    assert seed.stderr.strip().count("\n") == 0 and not (tmp_path / "s").exists()
+    code, _, err = adapt_cli(capsys, "--raw", raw_file, "--out", tmp_path / "full")
+    assert code == 2 and "not an empty folder" in err
+    code, _, err = adapt_cli(capsys, "--raw", raw_file, "--out", tmp_path / "s", "--seed", "1")
+    assert code == 2 and "--seed" in err and "--refine" in err
+    assert err.strip().count("\n") == 0 and not (tmp_path / "s").exists()
     with pytest.raises(ValueError, match="seed must be an int"):
         adapt(None, [raw_file], tmp_path / "t", refine=True, seed="1")
     assert not (tmp_path / "t").exists()
 
 
 @pytest.mark.slow
-def test_cli_writes_a_folder_the_cli_segments_with(raw_file, tmp_path):
+def test_cli_writes_a_folder_the_cli_segments_with(raw_file, tmp_path, capsys):
+    """`segmenter adapt` (in this process), then the folder used by `python -m segmenter -m FOLDER`."""
     out = tmp_path / "cli"
-    made = run_cli("adapt", "--raw", raw_file, "--out", out, "--min-count", "3", text=True)
-    assert made.returncode == 0, made.stderr
-    assert "n-grams added" in made.stdout and json.loads((out / "segmenter_heads.json").read_text())["extra"]["adapt"]["min_count"] == 3
+    code, stdout, err = adapt_cli(capsys, "--raw", raw_file, "--out", out, "--min-count", "3")
+    assert code == 0, err
+    assert "n-grams added" in stdout and json.loads((out / "segmenter_heads.json").read_text())["extra"]["adapt"]["min_count"] == 3
     used = run_cli("-m", out, "-q", stdin=("前面" + TERM + "后面\n").encode(), text=False)
     assert used.returncode == 0 and used.stdout.decode().replace(" ", "").strip() == "前面" + TERM + "后面"
 
@@ -237,7 +251,7 @@ def test_adapt_with_refine_writes_one_folder_with_the_table_and_a_refined_head(p
 
 
 @pytest.mark.slow
-def test_adapt_refine_is_skipped_when_the_text_adds_no_string(planted_model_dir, tmp_path):
+def test_adapt_refine_is_skipped_when_the_text_adds_no_string(planted_model_dir, tmp_path, capsys):
     """A text that adds nothing to the table (here: every string seen fewer than min_count times)
     leaves the head as it is: self-training on what the model knows only drifts it (adapt.py)."""
     from conftest import planted_sentences
@@ -251,9 +265,9 @@ def test_adapt_refine_is_skipped_when_the_text_adds_no_string(planted_model_dir,
     record = json.loads((out / "segmenter_heads.json").read_text(encoding="utf-8"))["extra"]
     assert record["adapt"]["refine"] is False and "no string" in record["adapt"]["refine_skipped"]
     assert "refine" not in record and "skipped" in card_note(record["adapt"])
-    cli = run_cli("adapt", "-m", planted_model_dir, "--raw", raw, "--out", tmp_path / "cli", "--refine",
-                  "--min-count", "50", text=True)
-    assert cli.returncode == 0 and "--refine skipped" in cli.stdout, cli.stderr
+    code, stdout, err = adapt_cli(capsys, "-m", planted_model_dir, "--raw", raw, "--out", tmp_path / "cli", "--refine",
+                                  "--min-count", "50")
+    assert code == 0 and "--refine skipped" in stdout, err
 
 
 def test_refine_samples_long_lines_as_pieces_when_asked(tmp_path):
@@ -272,9 +286,9 @@ def test_refine_samples_long_lines_as_pieces_when_asked(tmp_path):
 
 
 @pytest.mark.slow
-def test_adapt_refine_refuses_a_model_that_combines_heads_before_counting(tiny_model_dir, raw_file, tmp_path):
+def test_adapt_refine_refuses_a_model_that_combines_heads_before_counting(tiny_model_dir, raw_file, tmp_path, capsys):
     with pytest.raises(ValueError, match="one head"):
         adapt(tiny_model_dir, [raw_file], tmp_path / "out", refine=True)
     assert not (tmp_path / "out").exists()
-    result = run_cli("adapt", "-m", tiny_model_dir, "--raw", raw_file, "--out", tmp_path / "cli", "--refine", text=True)
-    assert result.returncode == 2 and "one head" in result.stderr and result.stderr.strip().count("\n") == 0
+    code, _, err = adapt_cli(capsys, "-m", tiny_model_dir, "--raw", raw_file, "--out", tmp_path / "cli", "--refine")
+    assert code == 2 and "one head" in err and err.strip().count("\n") == 0

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
-from conftest import TINY_CHARS, make_tiny_model, planted_sentences, run_cli
+from conftest import TINY_CHARS, make_tiny_model, planted_sentences
 from segmenter import HeadProfile, Segmenter
 from segmenter.train.refine import RefineConfig, card_note, pipeline_targets, refine
 
@@ -111,20 +111,31 @@ def test_refine_writes_a_loadable_folder_with_new_weights(planted_model_dir, tmp
     assert "refined again (round 2)" in profile["source"] and "round 2" in card_note(profile["extra"]["refine"])
 
 
-@pytest.mark.slow
-def test_refine_refuses_what_it_cannot_train(tmp_path, raw_file, one_head_model):
+def test_refine_refuses_what_it_cannot_train(tmp_path, raw_file, one_head_model, capsys):
+    """The library's refusals, and the command's (through cli.main, in this process)."""
+    from segmenter.cli import main
+
     two_heads = make_tiny_model(tmp_path / "two")  # the default tiny profile combines two heads
     with pytest.raises(ValueError, match="one head"):
         refine(RefineConfig(model=str(two_heads), raw=[str(raw_file)], out=str(tmp_path / "x")))
     with pytest.raises(ValueError, match="mix"):
         RefineConfig(model=None, raw=[], out="x", mix=1.5)
-    result = run_cli("refine", "-m", str(one_head_model), "--raw", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "y"))
-    assert result.returncode == 2 and b"no such file" in result.stderr
-    result = run_cli("refine", "-m", str(one_head_model), "--raw", str(raw_file), "--out", str(one_head_model))
-    assert result.returncode == 2 and b"model folder itself" in result.stderr
-    result = run_cli("refine", "-m", str(one_head_model), "--raw", str(raw_file), "--out", str(tmp_path / "z"),
-                     "--agree", "ctb")
-    assert result.returncode == 2 and b"--agree" in result.stderr and b"invalid choice" in result.stderr
+
+    def cli(*args) -> tuple[int, str]:
+        capsys.readouterr()
+        try:
+            code = main(["refine", "-m", str(one_head_model), *map(str, args)])
+        except SystemExit as exit:  # argparse's refusals
+            code = exit.code
+        return code, capsys.readouterr().err
+
+    code, err = cli("--raw", tmp_path / "missing.txt", "--out", tmp_path / "y")
+    assert code == 2 and "no such file" in err
+    code, err = cli("--raw", raw_file, "--out", one_head_model)
+    assert code == 2 and "model folder itself" in err
+    code, err = cli("--raw", raw_file, "--out", tmp_path / "z", "--agree", "ctb")
+    assert code == 2 and "--agree" in err and "invalid choice" in err
+    assert not (tmp_path / "y").exists() and not (tmp_path / "z").exists()
 
 
 @pytest.mark.slow
