@@ -8,7 +8,7 @@ import pytest
 
 from segmenter.train.ngram_counting import build_word_table, sample_raw_lines
 from segmenter.train.ngrams import BranchingEntropy
-from segmenter.words.table import FEW_QUERIES, WordTable
+from segmenter.words.table import WordTable
 
 # A toy raw text: 共和国 and 办公室 are units in many contexts; 我们 and 的 are everywhere.
 TOY = [
@@ -109,17 +109,21 @@ def test_values_at_chosen_strings_match_the_full_tables():
     assert counts[-1] == 0 and np.isnan(autonomy[-1]) and counts[2] > 0
 
 
-def test_few_strings_read_as_many_do():
-    """_values_at hashes a handful of strings in Python (FEW_QUERIES), more with numpy: the same values."""
+def test_strings_read_alone_as_together_and_across_texts():
+    """One string at a time reads as all at once; the hashes kept for the last text serve it
+    only: another text, even one of the same length, is hashed anew."""
     table = build_word_table(TOY + COMPOUNDS, max_n=4, min_count=1)
     text = "我们的共和国在国内生产总值办公室，新华社\U00020000的"  # an astral character too
     starts, lengths = (np.array(a) for a in zip(*[(s, n) for s in range(-1, len(text) + 1) for n in range(0, 6)]))
-    assert len(starts) > FEW_QUERIES
     for name in ("counts_at", "autonomy_at"):
         many = getattr(table, name)(text, starts, lengths)
         few = np.array([getattr(table, name)(text, [s], [n])[0] for s, n in zip(starts, lengths)])
         np.testing.assert_array_equal(few, many)  # NaN where the other has NaN
     assert (table.counts_at(text, starts, lengths) > 0).sum() > 20
+    other = "国内生产总值办公室，新华社\U00020000的我们的共和国在"
+    fresh = build_word_table(TOY + COMPOUNDS, max_n=4, min_count=1)
+    np.testing.assert_array_equal(table.counts_at(other, starts, lengths), fresh.counts_at(other, starts, lengths))
+    np.testing.assert_array_equal(table.autonomy(text), fresh.autonomy(text))
 
 
 def test_room_looks_up_only_the_strings_inside_a_run():

@@ -24,7 +24,6 @@ import numpy as np
 # A string's hash: h <- h * MULTIPLIER + code point (mod 2**64), from h = 0 (table.py: collisions
 # ~1e-8 for a million keys). MULTIPLIER is an odd 64-bit constant.
 MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-MULTIPLIER_INT, HASH_MASK = int(MULTIPLIER), 2**64 - 1  # the same hash in Python integers (a few strings)
 SORTED_QUERIES = 4096  # find_keys sorts a batch of at least this many queries first
 
 
@@ -51,10 +50,15 @@ def find_keys(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.nda
     return slot, keys[slot] == queries
 
 
+def pick(values: np.ndarray, missing, slot: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """values[slot] where the query was found (find_keys, KeyIndex.find), `missing` elsewhere, and
+    everywhere for a column without values (a table saved without counts)."""
+    return np.where(found, values[slot], missing) if len(values) else np.full(len(slot), missing)
+
+
 def lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray, missing=np.nan) -> np.ndarray:
     """values[slot] of each query found in the sorted `keys`, `missing` elsewhere."""
-    slot, found = find_keys(keys, queries)
-    return np.where(found, values[slot], missing) if len(keys) else np.full(len(queries), missing)
+    return pick(values, missing, *find_keys(keys, queries))
 
 
 _MIX = np.uint64(0xD6E8FEB86659FD93)  # odd: multiplying mixes every bit of a key into the top ones

@@ -31,13 +31,13 @@ from pathlib import Path
 import numpy as np
 
 from ..text.runs import code_points
-from .hashindex import HASH_MASK, MULTIPLIER_INT, KeyIndex, find_keys, hash_step
+from .hashindex import KeyIndex, find_keys, hash_step, pick
 from .table_files import read_table, write_table
 
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 INDEX_QUERIES = 512  # a lookup of this many queries or more goes through the length's KeyIndex (hashindex.py)
 INDEXED_QUERIES = 16  # ... and of this many, once the indexes are built (a binary search: ~20 cache misses a query)
-FEW_QUERIES = 32  # _values_at of this many strings or fewer hashes them in Python (crossover ~40 here)
+KEPT_CHARS = 1 << 20  # the hashes of the last text looked up are kept when it is this long or shorter
 
 
 class WordTable:
@@ -57,9 +57,10 @@ class WordTable:
         self.info = info or {}
         self.unigram = unigram
         self._indexes: dict[int, KeyIndex] = {}  # per length, built by the first large lookup (_find)
+        self._hashed: tuple = (None, [])  # the last text looked up and its strings' hashes (_string_hashes)
 
     def __getstate__(self):  # a copy builds its own indexes
-        return {**self.__dict__, "_indexes": {}}
+        return {**self.__dict__, "_indexes": {}, "_hashed": (None, [])}
 
     def with_unigram(self, unigram: dict) -> "WordTable":
         """This table with a unigram word model (train/unigram.fit_unigram's result) beside it."""
@@ -136,20 +137,43 @@ class WordTable:
             return self.unigram["logp"][n], self.unigram["unseen"]
         return self.tables[n][1 if name == "autonomy" else 2], (np.nan if name == "autonomy" else 0.0)
 
+    def _string_hashes(self, text: str, longest: int) -> list[np.ndarray]:
+        """[n - 1]: the hashes of text's strings of n characters (n <= longest, max_n), by first
+        character (hashindex.hash_step, each length from the one before). Every lookup hashes
+        through here. The last text's are kept (up to KEPT_CHARS characters): the decoder, its
+        joins and the conventions look up strings of one batch text many times, a few a call."""
+        last, hashes = self._hashed
+        if last is not text:
+            hashes = []
+        longest = min(longest, self.max_n, len(text))
+        if len(hashes) < longest:
+            codepoints = code_points(text)
+            hashes = list(hashes)
+            step = hashes[-1] if hashes else np.zeros(len(text), dtype=np.uint64)
+            for n in range(len(hashes) + 1, longest + 1):
+                step = hash_step(step[: len(text) - n + 1], codepoints[n - 1 :])
+                hashes.append(step)
+            if len(text) <= KEPT_CHARS:
+                self._hashed = (text, hashes)
+        return hashes
+
+    def _look_up(self, n: int, hashes: np.ndarray, columns: tuple[str, ...]) -> list[np.ndarray]:
+        """Columns ("autonomy", "counts", "logp") of the n-character strings with these hashes
+        (each column's missing value where the table lacks one): one search serves every column."""
+        slot, found = self._find(n, hashes)
+        return [pick(*self._column(n, name), slot, found) for name in columns]
+
     def _values(self, run: str, max_len: int | None, columns: tuple[str, ...], room=None) -> list[np.ndarray]:
-        """Columns ("autonomy", "counts", "logp") of every string run[i:i+L], L <= max_len (and,
-        with `room`, L <= room[i]: autonomy_and_logp)."""
+        """Columns of every string run[i:i+L], L <= max_len (and, with `room`, L <= room[i]:
+        autonomy_and_logp), as (len(run), max_len) arrays."""
         max_len = self.max_n if max_len is None else max_len
-        codepoints = code_points(run)
         outs = [np.full((len(run), max_len), self._column(1, name)[1]) for name in columns]
-        hashes = np.zeros(len(run), dtype=np.uint64)
-        for n in range(1, min(max_len, self.max_n, len(run)) + 1):
-            hashes = hash_step(hashes[: len(run) - n + 1], codepoints[n - 1 :])
-            at = slice(len(hashes)) if room is None else np.flatnonzero(room[: len(hashes)] >= n)
-            slot, found = self._find(n, hashes[at])  # one search serves every column
-            for out, name in zip(outs, columns):
-                values, missing = self._column(n, name)
-                out[at, n - 1] = np.where(found, values[slot], missing) if len(values) else missing
+        hashes = self._string_hashes(run, max_len)
+        for n in range(1, min(max_len, len(hashes)) + 1):
+            strings = len(hashes[n - 1])  # of n characters: one a character but the last n - 1
+            at = slice(strings) if room is None else np.flatnonzero(room[:strings] >= n)
+            for out, values in zip(outs, self._look_up(n, hashes[n - 1][at], columns)):
+                out[at, n - 1] = values
         return outs
 
     def counts_at(self, text: str, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -214,56 +238,17 @@ class WordTable:
         return out
 
     def _values_at(self, text: str, starts, lengths, name: str) -> np.ndarray:
+        """Column `name` of the strings text[starts[i] : starts[i] + lengths[i]]."""
         starts, lengths = np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
         out = np.full(len(starts), self._column(1, name)[1])
-        if not len(starts):
-            return out
-        # Only the asked strings are hashed (Horner's rule, one character of all of them at a
-        # time): the same hashes as every string's of the text (_values), at a cost in the number
-        # of strings, not of the text's characters; the decoder's joins ask a few per run.
         wanted = (lengths >= 1) & (lengths <= self.max_n) & (starts >= 0) & (starts + lengths <= len(text))
         if not wanted.any():
             return out
-        if len(starts) <= FEW_QUERIES:
-            return self._few_values_at(text, starts, lengths, wanted, name, out)
-        codepoints = code_points(text)
-        # The wanted strings, longest first: the strings still being hashed at step k, and the
-        # strings of one length, are slices of this order (no mask and search per step).
-        pick = np.flatnonzero(wanted)
-        pick = pick[np.argsort(-lengths[pick], kind="stable")]
-        size, first = lengths[pick], starts[pick]
-        counts = np.bincount(size)  # strings of each length
-        longer = len(pick) - np.cumsum(counts)  # strings longer than n, for each n
-        hashes = np.zeros(len(pick), dtype=np.uint64)
-        for k in range(int(size[0])):
-            upto = int(longer[k])  # those of more than k characters
-            hashes[:upto] = hash_step(hashes[:upto], codepoints[first[:upto] + k])
-        for n in np.flatnonzero(counts).tolist():  # the lengths asked
-            these = slice(int(longer[n]), int(longer[n]) + int(counts[n]))
-            out[pick[these]] = self._look_up(n, name, hashes[these])
-        return out
-
-    def _look_up(self, n: int, name: str, hashes: np.ndarray) -> np.ndarray:
-        """Column `name` of the n-character strings with these hashes (its missing value where absent)."""
-        values, missing = self._column(n, name)
-        slot, found = self._find(n, hashes)
-        return np.where(found, values[slot], missing) if len(values) else np.full(len(hashes), missing)
-
-    def _few_values_at(self, text: str, starts: np.ndarray, lengths: np.ndarray, wanted: np.ndarray, name: str,
-                       out: np.ndarray) -> np.ndarray:
-        """_values_at for a handful of strings (a sentence's joins ask 2-20): the same hashes in
-        Python integers, one search per length. For so few, each numpy call of the vectorized path
-        costs more than the work (a one-sentence lcut made ~8 such lookups, a fifth of its time)."""
-        by_length: dict[int, tuple[list[int], list[int]]] = {}
-        for i, start, length in zip(np.flatnonzero(wanted).tolist(), starts[wanted].tolist(), lengths[wanted].tolist()):
-            h = 0
-            for char in text[start : start + length]:
-                h = (h * MULTIPLIER_INT + ord(char)) & HASH_MASK
-            at, hashes = by_length.setdefault(length, ([], []))
-            at.append(i)
-            hashes.append(h)
-        for n, (at, hashes) in by_length.items():
-            out[at] = self._look_up(n, name, np.array(hashes, dtype=np.uint64))
+        asked = sorted(set(lengths[wanted].tolist()))
+        hashes = self._string_hashes(text, asked[-1])
+        for n in asked:
+            at = np.flatnonzero(wanted & (lengths == n))
+            out[at] = self._look_up(n, hashes[n - 1][starts[at]], (name,))[0]
         return out
 
     # -- adaptation -------------------------------------------------------------------------
