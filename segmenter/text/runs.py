@@ -148,14 +148,11 @@ def attached_end(text: str, end: int) -> int:
     return end
 
 
-def is_han(char: str) -> bool:
-    return HAN_RE.match(char) is not None
-
-
-def code_points(text: str) -> np.ndarray:
-    """Unicode code points of `text`, int64 (one per character, astral ones included; a lone
-    surrogate, as surrogateescape decoding leaves for undecodable bytes, is its own code point)."""
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+def code_points(text: str, dtype=np.int64) -> np.ndarray:
+    """Unicode code points of `text` (one per character, astral ones included; a lone surrogate,
+    as surrogateescape decoding leaves for undecodable bytes, is its own code point). The one
+    conversion of the package. dtype=np.uint32: a read-only view of the encoded text, no copy."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(dtype, copy=False)
 
 
 # The edges of HAN_RANGES in order (each range's first code point and the one past its last): a

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..run.lines import chunked
-from ..text.runs import make_windows
+from ..text.runs import code_points, make_windows
 from ..text.vocab import SPECIAL_TOKENS, CharVocab
 from ..text.windows import collate_flat, padded_length
 from .corpus import iter_raw_lines
@@ -38,10 +38,6 @@ def model_sequence(line: str) -> str:
     return "".join(line.split())
 
 
-def _code_points(sequences: list[str]) -> np.ndarray:
-    return np.frombuffer("".join(sequences).encode("utf-32-le"), dtype=np.uint32)
-
-
 def _chunks(paths: list[str], min_chars: int):
     """Model sequences of the corpus lines, CHUNK_LINES at a time."""
     sequences = (model_sequence(line) for line in iter_raw_lines(paths))
@@ -53,7 +49,7 @@ def scan_corpus(paths: list[str], min_chars: int) -> tuple[np.ndarray, int]:
     counts = np.zeros(NUM_CODE_POINTS, dtype=np.int64)
     lines = 0
     for chunk in _chunks(paths, min_chars):
-        counts += np.bincount(_code_points(chunk), minlength=NUM_CODE_POINTS)
+        counts += np.bincount(code_points("".join(chunk), np.uint32), minlength=NUM_CODE_POINTS)
         lines += len(chunk)
     return counts, lines
 
@@ -128,7 +124,7 @@ def encode_corpus(
     train, held = _StoreBuilder(dtype), _StoreBuilder(dtype)
     first_line = 0
     for chunk in _chunks(paths, min_chars):
-        ids = table[_code_points(chunk)]
+        ids = table[code_points("".join(chunk), np.uint32)]
         lengths = np.fromiter((len(s) for s in chunk), dtype=np.int64, count=len(chunk))
         is_held = np.zeros(len(chunk), dtype=bool)
         lo, hi = np.searchsorted(heldout, [first_line, first_line + len(chunk)])
