@@ -44,12 +44,13 @@ def junction_margins(plans: list[TextPlan], profile: HeadProfile, level: Level) 
 
 
 def decide_cuts(plans: list[TextPlan], margins: list[np.ndarray], level: Level,
-                word_table: WordTable | None) -> list[np.ndarray]:
+                word_table: WordTable | None, texts: Texts | None = None) -> list[np.ndarray]:
     """(J,) bool per plan: cut this junction? With a word table and the level's decoder options,
-    whole words by dynamic programming over all plans at once (decoding.py); else margin > 0."""
+    whole words by dynamic programming over all plans at once (decoding.py); else margin > 0.
+    texts: the plans' batch (texts_of), where the caller has it."""
     if word_table is None or level.decoding is None:
         return [m > 0 for m in margins]
-    return cut_junctions_batch(plans, margins, word_table, level.decoding)
+    return cut_junctions_batch(plans, margins, word_table, level.decoding, texts)
 
 
 def cut_ends(plan: TextPlan, cuts: np.ndarray) -> np.ndarray:
@@ -121,12 +122,13 @@ def words_from_cuts(
     dictionary: UserDictionary | None = None,
     margins: list[np.ndarray] | None = None,
     words_only: bool = False,
+    texts: Texts | None = None,
 ) -> list[list[Token]] | list[list[str]]:
     """The stages after the cut decisions: run ends and cuts, the conventions of `rules` (None:
     none), the user dictionary (its overlaps settled by `margins`; None: by length and position).
-    Each stage but the user dictionary runs once over the batch (text.batch.Texts). words_only: words,
-    not tokens."""
-    texts = texts_of(plans)
+    Each stage but the user dictionary runs once over the batch (text.batch.Texts; texts_of(plans)
+    unless given). words_only: words, not tokens."""
+    texts = texts_of(plans) if texts is None else texts
     ends = cut_ends_of(texts, plans, cuts)
     if conventions is not None and rules is not None:
         ends = apply_to_texts(texts, ends, conventions, rules, word_table)
@@ -152,6 +154,7 @@ def assemble(
 ) -> list[list[Token]] | list[list[str]]:
     """Tokens (words_only: words) of each scored plan (plan.scores set by junctions.score_texts) at one level."""
     margins = junction_margins(plans, profile, level)
-    cuts = decide_cuts(plans, margins, level, word_table)
+    texts = texts_of(plans)  # one layout of the batch, from the decoder to the conventions
+    cuts = decide_cuts(plans, margins, level, word_table, texts)
     return words_from_cuts(plans, cuts, level.rules, conventions=conventions, word_table=word_table,
-                           dictionary=dictionary, margins=margins, words_only=words_only)
+                           dictionary=dictionary, margins=margins, words_only=words_only, texts=texts)

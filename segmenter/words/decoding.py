@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from ..text.batch import Texts
 from ..text.plan import TextPlan, run_characters
 from .joins import join_cohesive, join_long_words, join_units
 from .table import WordTable
@@ -130,19 +131,21 @@ def cut_junctions(plan: TextPlan, combined: np.ndarray, table: WordTable, option
 
 
 def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
-                        options: WordDecoding) -> list[np.ndarray]:
+                        options: WordDecoding, texts: Texts | None = None) -> list[np.ndarray]:
     """cut_junctions for many texts at once: the Han runs of all of them are decoded together,
     runs of similar sizes in one lockstep pass, so the Python work per step of the Viterbi is
     paid once per group of runs, not once per text (the same decisions as one text at a time:
     every run's dynamic program is its own row). combined[i] may be None for a text without
-    junctions."""
+    junctions. texts: the plans' batch (text.batch.Texts), where the caller has it already: the
+    decoder reads the word table over texts.text, as the conventions after it do."""
     cuts = [np.zeros(0, dtype=bool) if c is None else np.asarray(c) > 0 for c in combined]
-    live = [plan for plan, cut in zip(plans, cuts) if len(cut)]
-    texts = [plan.text for plan in live]
-    # The texts joined by "\n" (below): where each starts; the character before each junction;
-    # the Han runs of 2+ characters (start, end).
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    offsets = np.cumsum(lengths + 1) - (lengths + 1)
+    if texts is None:
+        texts = Texts([plan.text for plan in plans], [plan.runs for plan in plans])
+    alive = [i for i, cut in enumerate(cuts) if len(cut)]
+    live = [plans[i] for i in alive]
+    # In the batch's text: where each text starts; the character before each junction; the Han
+    # runs of 2+ characters (start, end).
+    offsets = texts.starts[alive]
     at = [plan.junctions if plan.spaceless else plan.positions[plan.junctions] for plan in live]
     at = np.concatenate(at or [np.zeros(0, np.int64)]) + np.repeat(offsets, [len(j) for j in at])
     runs = np.array([(offset, r.start, r.end) for offset, plan in zip(offsets.tolist(), live)
@@ -159,7 +162,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
         return cuts
     # Autonomy (and log p) of every string inside a decoded run of the joined texts: a word may
     # not run past its run (word_values), so the strings that would are not looked up.
-    joined = "\n".join(texts)
+    joined = texts.text
     run_of, inner = run_characters(sizes)
     room = np.zeros(len(joined), dtype=np.int64)  # characters left in its run: no longer word is read
     room[starts[run_of] + inner] = sizes[run_of] - inner

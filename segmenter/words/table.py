@@ -244,7 +244,7 @@ class WordTable:
         wanted = (lengths >= 1) & (lengths <= self.max_n) & (starts >= 0) & (starts + lengths <= len(text))
         if not wanted.any():
             return out
-        asked = sorted(set(lengths[wanted].tolist()))
+        asked = np.flatnonzero(np.bincount(lengths[wanted])).tolist()  # the lengths asked, ascending
         hashes = self._string_hashes(text, asked[-1])
         for n in asked:
             at = np.flatnonzero(wanted & (lengths == n))
