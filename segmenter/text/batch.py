@@ -88,7 +88,7 @@ def is_among(codes: np.ndarray, characters: str) -> np.ndarray:
 def among_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
     """np.isin(values, members) for sorted unique `members`: one search, no sort. A rule asks this
     of a sentence's few hundred code points a dozen times a call, where np.isin's sorting of both
-    arrays cost more than the rest of the rule (a sixth of a one-sentence `lcut`)."""
+    arrays would cost more than the rest of the rule."""
     if not len(members):
         return np.zeros(np.shape(values), dtype=bool)
     return members[np.minimum(np.searchsorted(members, values), len(members) - 1)] == values

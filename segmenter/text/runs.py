@@ -38,22 +38,20 @@ _ALPHA_WORD = rf"{_ALPHA}(?:{_ALPHA}|\d)*(?:['\u2019\-]{_ALPHA}(?:{_ALPHA}|\d)*)
 # A character a URL may hold: no space, quote or bracket, no Han, no CJK, curly or full-width punctuation.
 _URL_CHAR = rf"[^\s<>\"'()\[\]{HAN_CLASS}\u2018-\u201f\u3000-\u303f\uff00-\uffef]"
 _RUN_PATTERNS = [
-    # A URL ends where Chinese text goes on without a space (www.x.cn设定密码: of the shared raw
-    # text's 803 URLs, 714 run straight into Han), at CJK, full-width or curly punctuation,
+    # A URL ends where Chinese text goes on without a space (www.x.cn设定密码: most URLs of the
+    # shared raw text run straight into Han), at CJK, full-width or curly punctuation,
     # and before a trailing . , ; : ! ? or an unmatched ) (见(www.x.cn).), as chat apps link them;
     # brackets it opens and closes stay in it (wiki/Python_(language)).
     ("url", rf"(?:https?://|ftp://|www\.)(?:{_URL_CHAR}|\({_URL_CHAR}*\))+(?<![.,;:!?])"),
     ("email", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
     # Letters with digits inside or around (MP3, B2B, 1B) count as one Latin word, and so does a
-    # name's ++ (C++ g++ Notepad++: the shared raw text 520 times) with a version after it (C++11
-    # C++0x VC++6.0). Not a # (C#): a word's # is mostly a Weibo hashtag's closing mark
-    # (#少女时代Girls#: 394 times; #Plan B#).
+    # name's ++ (C++ g++ Notepad++) with a version after it (C++11 C++0x VC++6.0). Not a # (C#):
+    # in the shared raw text a word's # is mostly a Weibo hashtag's closing mark (#少女时代Girls#).
     ("latin", rf"[{_DIGIT}]*[{_LETTER}][{_LETTER}{_DIGIT}{_MARK}]*"
               rf"(?:['\u2019\-][{_LETTER}{_DIGIT}][{_LETTER}{_DIGIT}{_MARK}]*)*"
               rf"(?:\+\+(?:[0-9]+(?:\.[0-9]+)*[A-Za-z]?)?(?![+{_LETTER}{_DIGIT}]))?"),
-    # A score, a time, a ratio, a fraction or a date is one number: the dev files write 2-1 (weibo_dev
-    # 56 times, 5 apart), ３∶１ (msr_dev 67, pku_dev 12, never apart), １／３ (msr_dev 18, pku_dev 11,
-    # never apart), 10:30; a range with a dash or tilde is not (５ 级 — ６ 级, 25 ～ 50 mg).
+    # A score, a time, a ratio, a fraction or a date is one number, as the dev files write them
+    # (2-1, ３∶１, １／３, 10:30); a range with a dash or tilde is not (５ 级 — ６ 级, 25 ～ 50 mg).
     ("number", rf"[{_DIGIT}]+(?:[.\uff0e:\uff1a\u2236/\uff0f\-\uff0d][{_DIGIT}]+|,[{_DIGIT}]{{3}}(?![{_DIGIT}]))*[%\uff05\u2030]?"),
     ("han", rf"[{HAN_CLASS}]+"),
     # слово, 한국어, カタカナ, λόγος, كلمة (with its marks: see split_runs)
@@ -113,7 +111,7 @@ def split_runs(text: str, plain: bool | None = None) -> list[Run]:
         runs = []
         for match in _RUN_RE.finditer(text):
             kind, (start, end) = match.lastgroup, match.span()
-            # tuple.__new__: Run(...) is a Python-level call, a sixth of this loop's time
+            # tuple.__new__: Run(...) would be a Python-level call per run
             runs.append(_new_run(Run, (_char_kind(text[start]) if kind in _KIND_OF_CHAR else kind, start, end)))
         return runs
     runs: list[Run] = []
@@ -156,9 +154,9 @@ def code_points(text: str, dtype=np.int64) -> np.ndarray:
 
 
 # The edges of HAN_RANGES in order (each range's first code point and the one past its last): a
-# code point is Han when an odd number of edges are at or below it. For a few code points (the
-# rules ask of a sentence's five times a call) one search is ~1.6 us against ~12 for a comparison
-# per range; for many, the comparisons stream (6 against 60 ns a code point): below SEARCH_BELOW, search.
+# code point is Han when an odd number of edges are at or below it. For a few code points (a
+# sentence's) one search costs less than a comparison per range; for many, the comparisons stream
+# faster than the searches: below SEARCH_BELOW code points, search.
 _HAN_EDGES = np.array(sorted(edge for lo, hi in HAN_RANGES for edge in (lo, hi + 1)), dtype=np.int64)
 assert (np.diff(_HAN_EDGES) > 0).all(), "HAN_RANGES must not overlap or touch"
 SEARCH_BELOW = 128

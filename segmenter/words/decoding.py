@@ -21,8 +21,8 @@ one- and two-character mistakes. The unigram term says what autonomy cannot: how
 raw text uses a string *as a word* (fitted by EM over all segmentations of the raw text,
 train/unigram.py). 主义 is autonomous, but most of its occurrences are inside 社会主义, so its
 probability is far below what its raw count gives it; the term keeps units such as 联合国
-whole where the heads' inner cuts are weak (a strong inner cut still wins), which the bonus
-did before it. A table without the model leaves the term out.
+whole where the heads' inner cuts are weak (a strong inner cut still wins); the bonus term
+does the same by autonomy alone (0 by default). A table without the model leaves the term out.
 
 After the Viterbi, joins.py joins decoded words whose joined string the raw text rarely
 breaks (生产|总值 -> 生产总值, 其|中 -> 其中, 翻|山|越|岭): cut_junctions_batch runs them on its cuts.
@@ -44,9 +44,9 @@ from .weights import WordDecoding
 
 # join_cohesive passes at most (cut_junctions_batch): a second joins what a first made (共和|国).
 COHESIVE_PASSES = 2
-# best_words runs the Viterbi in Python for at most this many runs (a sentence's; a batch's groups of
-# a few long ones): ~0.8 us a character against ~6 us a lockstep step of numpy's path for any
-# number of runs (one run of 40 characters: 33 against 243 us; eight of 16: 106 against 126).
+# best_words runs the Viterbi run by run in Python floats for at most this many runs (a
+# sentence's; a batch's groups of a few long ones): a step of the numpy lockstep costs a few
+# numpy calls whatever the number of runs, more than a few runs' whole step in Python.
 FEW_RUNS = 4
 
 

@@ -4,8 +4,7 @@ query sits, in one or two probes.
 
 The word table (table.WordTable) keeps, per string length, sorted uint64 hashes. A
 binary search (np.searchsorted) over half a million of them costs ~20 dependent reads a query,
-most of them cache misses once the 4 MB array is out of the core's cache: in calls of 4 k
-characters the decoder's lookups took 13-18% of a `fast` segmentation. KeyIndex maps a
+most of them cache misses once the 4 MB array is out of the core's cache. KeyIndex maps a
 query's mixed hash to a slot of a table twice the keys' size (int32 positions into the sorted
 keys, -1 empty) and walks forward from there (linear probing): at half load, ~1.5 probes a hit
 and ~2.5 a miss, all queries of a call at once in numpy. It answers what find_keys (below)
@@ -39,8 +38,7 @@ def find_keys(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.nda
         return np.zeros(len(queries), dtype=np.int64), np.zeros(len(queries), dtype=bool)
     if len(queries) >= SORTED_QUERIES:
         # Sorted queries walk the table in order (searchsorted starts each search where the last
-        # ended, and the cache holds that part of the table): ~3x faster for a batch's strings
-        # against a million keys, the same slots.
+        # ended, and the cache holds that part of the table): the same slots, fewer misses.
         order = np.argsort(queries)  # equal queries get equal slots: any order of ties serves
         slot = np.empty(len(queries), dtype=np.int64)
         slot[order] = np.searchsorted(keys, queries[order])

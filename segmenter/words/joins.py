@@ -193,8 +193,7 @@ def join_long_words(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.nd
     side (the table counts strings of up to six), and join when that string is a share >=
     join_long of the occurrences of both of its sides (华人民|共和国: 7,791 of 7,799 and of 8,898,
     so 中华人民|共和国 -> 中华人民共和国, longer than the decoder's max_len). 国内|生产总值 stays:
-    内生产 is rare beside 国内. A word joins once: of two overlapping pairs, the left one.
-    Chosen on the six dev files: neutral to +0.0002 on each, at every named standard."""
+    内生产 is rare beside 国内. A word joins once: of two overlapping pairs, the left one."""
     run, begin, lengths, after = _decoded_words(cut, starts, sizes, firsts)
     pair = np.flatnonzero(run[:-1] == run[1:])
     left, right = lengths[pair], lengths[pair + 1]

@@ -32,14 +32,14 @@ class WordDecoding:
     join3: float | None = 0.7  # 2+1 or 1+2: count(word) / count(its two-character part)
     # 2+1 also joins where the unigram model's log p(word) - log p(2) - log p(1) >= join3_logp
     # (世界|杯: MSR writes such words whole, PKU splits many). None: never, the default; the
-    # standards set it (rules.TABLE's join3_logp row).
+    # standards set it (standards/rules.toml).
     join3_logp: float | None = None
     join4: float | None = 0.5  # 2+2: the larger of count(word) / count(half)
     join_min_count: int = 10  # the joined word must have been seen this often
     # Two decoded words of 2+ characters each, 5+ together (中华人民|共和国, longer than max_len):
     # they join when the string of up to three characters either side of their junction is a share
     # >= join_long of the occurrences of each side (join_long_words). None: never.
-    join_long: float | None = None  # the standards set it (rules.TABLE's join_long row)
+    join_long: float | None = None  # the standards set it (standards/rules.toml)
     # 1+1 (其|中, 为|了, 以|上): count(word) / the larger count of its two characters, and only
     # where the heads' score of the junction (threshold subtracted) is below join2_below: 他|说
     # is as cohesive, and the head is sure of that cut.
