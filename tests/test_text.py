@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from segmenter.text.runs import SENTENCE_END_RE, make_windows, sentence_windows, split_runs
+from segmenter.text.runs import split_runs
+from segmenter.text.windows import SENTENCE_END_RE, make_windows, sentence_windows
 
 
 def kinds(text):

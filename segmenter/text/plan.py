@@ -5,7 +5,7 @@ character: punctuation, digits and Latin letters are context the model reads, ev
 their own boundaries come from rules) and the junctions inside Han runs. `score_texts` (the
 one scoring entry: Segmenter.score_texts, head discovery, self-training and the benchmark all
 use it) cuts the model sequences into windows (whole sentences of one line where they fit,
-else overlapping: runs.sentence_windows), encodes only the windows that hold a junction, and
+else overlapping: windows.sentence_windows), encodes only the windows that hold a junction, and
 gathers the per-head scores of every junction from the window that keeps it.
 """
 from __future__ import annotations
@@ -15,15 +15,8 @@ from operator import itemgetter
 import numpy as np
 
 from ..model.reader import WindowReader, progress_enabled
-from .runs import (
-    HAN_SPAN_RE,
-    LINE_BREAKS,
-    SENTENCE_END_RE,
-    is_plain,
-    sentence_windows,
-    split_runs,
-)
-from .windows import OVERLAP, WINDOW, clamp_window
+from .runs import HAN_SPAN_RE, LINE_BREAKS, is_plain, split_runs
+from .windows import OVERLAP, SENTENCE_END_RE, WINDOW, clamp_window, sentence_windows
 
 EMPTY = np.zeros(0, dtype=np.int64)  # no positions, no junctions: one read-only array for every such plan
 EMPTY.setflags(write=False)

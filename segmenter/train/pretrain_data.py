@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from ..run.lines import chunked
-from ..text.runs import code_points, make_windows
+from ..text.runs import code_points
 from ..text.vocab import SPECIAL_TOKENS, CharVocab
-from ..text.windows import collate_flat, padded_length
+from ..text.windows import collate_flat, make_windows, padded_length
 from .corpus import iter_raw_lines
 
 logger = logging.getLogger(__name__)

@@ -23,9 +23,8 @@ from ..model.attention import AttentionReader
 from ..model.reader import progress_enabled
 from ..model.scores import boundary_scores
 from ..text.plan import TextPlan
-from ..text.runs import make_windows
 from ..text.vocab import CharVocab
-from ..text.windows import collate as collate_windows
+from ..text.windows import collate as collate_windows, make_windows
 
 logger = logging.getLogger(__name__)
 
