@@ -1,13 +1,14 @@
-"""What the rules of standards/ run over: a batch of texts joined into one (`Texts`), and the helpers
-the rules draw on.
+"""The batch layout: texts joined into one (`Texts`), what the word decoder (words/decoding.py)
+and the rules of standards/ run over, and the helpers they draw on.
 
 A rule (a convention: standards/number_rules.py, word_rules.py) takes (texts, ends, conventions, setting,
 word_table) and returns the ends. `ends` is a sorted int64 array of word ends in the joined text, so
 one regex pass and one word-table lookup serve a whole batch. The helpers: which code points are
 among a character list (is_among, among_sorted: one binary search, not np.isin's sorts, which a
 one-sentence `lcut` would pay a dozen times), adding and dropping sorted ends (with_ends,
-without_ends), where words start (word_starts, starts_word), and a rule's first test of a text
-before numpy (any_of).
+without_ends), where words start (word_starts, starts_word), a rule's first test of a text
+before numpy (any_of), and the positions inside groups of consecutive items (ranks_in_groups,
+run_characters: the decoder's runs, the model's windows).
 """
 from __future__ import annotations
 
@@ -132,3 +133,15 @@ def any_of(characters: str) -> re.Pattern:
 def codes_of(characters: str) -> np.ndarray:
     """The code points of `characters`, sorted and unique (among_sorted's members)."""
     return np.unique(code_points(characters))
+
+
+def ranks_in_groups(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ..., sizes[0] - 1, 0, 1, ..., sizes[1] - 1, ...: each item's rank within its group
+    of consecutive items (groups of `sizes` items, in order)."""
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+
+
+def run_characters(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every character of runs of `sizes` characters, in order: its run and its index inside it."""
+    run_of = np.repeat(np.arange(len(sizes)), sizes)
+    return run_of, ranks_in_groups(sizes)

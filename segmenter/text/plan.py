@@ -15,6 +15,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..model.reader import WindowReader, progress_enabled
+from .batch import ranks_in_groups
 from .runs import HAN_SPAN_RE, LINE_BREAKS, is_plain, split_runs
 from .windows import OVERLAP, SENTENCE_END_RE, WINDOW, clamp_window, sentence_windows
 
@@ -156,15 +157,3 @@ def read_junction_scores(
     gathered = np.concatenate(results, axis=1)[:, where].astype(np.float32, copy=False)
     for plan, a, b in zip(todo, plan_first.tolist(), (plan_first + per_plan).tolist()):
         plan.scores = gathered[:, a:b]
-
-
-def ranks_in_groups(sizes: np.ndarray) -> np.ndarray:
-    """0, 1, ..., sizes[0] - 1, 0, 1, ..., sizes[1] - 1, ...: each item's rank within its group
-    of consecutive items (groups of `sizes` items, in order)."""
-    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-
-
-def run_characters(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every character of runs of `sizes` characters, in order: its run and its index inside it."""
-    run_of = np.repeat(np.arange(len(sizes)), sizes)
-    return run_of, ranks_in_groups(sizes)

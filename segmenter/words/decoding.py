@@ -36,8 +36,8 @@ import math
 
 import numpy as np
 
-from ..text.batch import Texts
-from ..text.plan import TextPlan, run_characters
+from ..text.batch import Texts, run_characters
+from ..text.plan import TextPlan
 from .joins import join_cohesive, join_long_words, join_units
 from .table import WordTable
 from .weights import WordDecoding

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..text.plan import ranks_in_groups, run_characters
+from ..text.batch import ranks_in_groups, run_characters
 from .table import WordTable
 from .weights import WordDecoding
 
