@@ -279,3 +279,21 @@ def test_h_ray_quiet_drops_rays_own_lines(capfd):
     assert "before\nafter\n" in err and "core_worker" not in err and "Token" not in err
     os.write(2, b"later\n")
     assert capfd.readouterr().err == "later\n"
+
+
+def test_c_transcoded_gives_the_lines_before_bad_bytes_never_part_of_the_bad_one():
+    from segmenter.cli.inputs import Transcoded
+    from segmenter.run.lines import UndecodableLine, iter_pieces
+
+    class Trickle(io.BytesIO):  # a stream that gives 3 bytes a read
+        def read1(self, size=-1):
+            return self.read(3)
+
+    data = "第一行\n第二行\n".encode("gb18030") + "坏".encode("gb18030") + b"\xff\xff" + "行\n后\n".encode("gb18030")
+    got = []
+    with pytest.raises(UndecodableLine, match=r"f, line 3: bytes that are not GB18030 at character 2"):
+        for piece in iter_pieces(Transcoded(Trickle(data), "gb18030", "f"), "f"):
+            got.append(piece)
+    assert got == [("第一行", True), ("第二行", True)]
+    replaced = list(iter_pieces(Transcoded(Trickle(data), "gb18030", "f", "replace"), "f"))
+    assert [text for text, _ in replaced] == ["第一行", "第二行", "坏\ufffd\ufffd行", "后"]

@@ -14,15 +14,25 @@ UTF-8 get a guess of what they are (guess_encoding), named in the error.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import select
 import stat
 import sys
 from typing import BinaryIO
 
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None
+
 from ..run.lines import PIECE_CHARS, UndecodableLine
 
-READ_BYTES = 1 << 16  # one read: a pipe's buffer
+READ_BYTES = 1 << 20  # one read at most: a pipe's buffer, made this large where Linux allows (Arriving)
+PIPE_BYTES = 1 << 20
+# A read that found this much was a writer faster than we are (cat big.txt | segmenter): it is
+# waited for this long before a batch is cut short, so that a pipe's batches stay large.
+BULK_BYTES, BULK_WAIT = 1 << 16, 0.005
 LINE_LIMIT = 4 * PIECE_CHARS  # iter_pieces' readline limit: a line longer than this comes in parts
 
 
@@ -46,10 +56,14 @@ class Arriving:
         self.fd = fd
         self.buffer, self.start = b"", 0  # bytes read, not yet handed out: buffer[start:]
         self.eof = False
+        self.bulk = False  # the last read was a large one
+        with contextlib.suppress(AttributeError, OSError):  # Linux: a writer may get further ahead
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
     def _read(self) -> bool:
         """One read (it waits when nothing is there); False at the end of the input."""
         data = os.read(self.fd, READ_BYTES)
+        self.bulk = len(data) >= BULK_BYTES
         if not data:
             self.eof = True
             return False
@@ -57,8 +71,8 @@ class Arriving:
         self.start = 0
         return True
 
-    def _ready(self) -> bool:
-        return bool(select.select([self.fd], [], [], 0)[0])
+    def _ready(self, wait: float = 0) -> bool:
+        return bool(select.select([self.fd], [], [], wait)[0])
 
     def readline(self, limit: int = -1) -> bytes:
         while True:
@@ -85,7 +99,7 @@ class Arriving:
         while True:
             if _take_line(self.buffer, self.start, LINE_LIMIT, self.eof) is not None:
                 return True
-            if not self._ready():
+            if not self._ready(BULK_WAIT if self.bulk else 0):
                 return False
             self._read()
 
