@@ -46,12 +46,12 @@ silent. On the six dev files, each adapted to its own text (benchmarks/standards
 of three seeds), it gains over the table alone on weibo, novel and derm (now +0.0033 -> +0.0042,
 +0.0203 -> +0.0212, +0.0036 -> +0.0062; msr +0.0006 -> +0.0003, pku -0.0003 -> -0.0011: news, like the
 raw text the shipped head was refined on five times, has less to teach it). A text that adds no string to
-the table gives the head nothing new to learn, and self-training on it only drifts the head:
-ud_gsdsimp_dev's 17 k characters (no string added, 8 training steps) moved ud_gsdsimp_dev by
--0.0010 to +0.0002 and cost UD test F1 0.0006 to 0.0018 over three seeds (re-calibrating
-model.onnx's int8 scales alone: 0.0004). There --refine is skipped, and the folder is the
-table's (the record says `refine_skipped`). It needs torch and takes seconds to minutes, so it is
-asked for. A user's lines longer than refine's 250 characters train as pieces
+the table gives the head nothing new to learn, and self-training on it only drifts the head, so
+there --refine is skipped and the folder is the table's (the record says `refine_skipped`).
+Chosen on dev texts alone (benchmarks/results/adapt_refine_skip_dev.md: the three that add no
+string, ud_gsdsimp_dev whole and the first 500 sentences of pku_dev and msr_dev, each adapted to
+itself): refining them anyway moved F1 by -0.0013, -0.0008 and +0.0000 (mean of three seeds; the
+mean -0.0007). It needs torch and takes seconds to minutes, so it is asked for. A user's lines longer than refine's 250 characters train as pieces
 (RefineConfig.split_long).
 
 The adapted folder is a copy of the model folder (every file, as Segmenter.save_pretrained
@@ -167,7 +167,7 @@ def adapt(model=None, raw: list[str | Path] = (), out: str | Path = "", min_coun
     chars = sum(map(len, lines))
     seconds = time.perf_counter() - started
     # --refine on a text that adds no string: self-training on what the model already knows only
-    # drifts the head (see the module docstring), so the folder is the table's alone.
+    # drifts the head (the module docstring; chosen on dev), so the folder is the table's alone.
     skipped = refine and added == 0
     record = {
         "base": _model_name(base), "raw": [str(p) for p in raw], "chars": chars, "han_chars": han_chars,
