@@ -260,8 +260,8 @@ def test_cli_checks_before_the_model_loads(tmp_path):
     ]:
         result = run_cli("-m", tmp_path / "no-model", *args)
         assert result.returncode == 2 and message in result.stderr and b"Traceback" not in result.stderr
-    empty = run_cli("-m", tmp_path / "no-model", stdin=b"")  # nothing to do: no model needed
-    assert empty.returncode == 0 and empty.stdout == b""
+    empty = run_cli("-m", tmp_path / "no-model", stdin=b"")  # nothing to segment, but the model's name is checked
+    assert empty.returncode == 2 and empty.stdout == b"" and b"no-model does not exist" in empty.stderr
 
 
 @pytest.mark.slow
