@@ -297,3 +297,14 @@ def test_c_transcoded_gives_the_lines_before_bad_bytes_never_part_of_the_bad_one
     assert got == [("第一行", True), ("第二行", True)]
     replaced = list(iter_pieces(Transcoded(Trickle(data), "gb18030", "f", "replace"), "f"))
     assert [text for text, _ in replaced] == ["第一行", "第二行", "坏\ufffd\ufffd行", "后"]
+
+
+@pytest.mark.slow
+def test_h_ray_quiet_prints_nothing_when_all_goes_well(tiny_model_dir, tmp_path):
+    pytest.importorskip("ray")
+    source = tmp_path / "a.txt"
+    source.write_text("\n".join(LINES * 20) + "\n", encoding="utf-8")
+    result = run_cli("ray", source, tmp_path / "out", "-m", tiny_model_dir, "-q", "--local-cpus", "2",
+                     "--cpus-per-actor", "0.5", "--actors", "1")
+    assert result.returncode == 0 and result.stderr.decode() == "" and result.stdout == b""
+    assert (tmp_path / "out" / "a.txt").read_bytes() == run_cli("-m", tiny_model_dir, "-q", source).stdout
