@@ -82,7 +82,7 @@ def test_a_the_output_is_the_same_however_the_input_is_read(tiny_model_dir, tmp_
     assert workers.returncode == 0 and workers.stdout == by_file.stdout
     # every line its own batch (a slow pipe) or all in one: the same words
     process = cli_process("-m", tiny_model_dir, "-q")
-    for k in range(0, 40):
+    for k in range(40):
         process.stdin.write((lines[k] + "\n").encode())
         process.stdin.flush()
         assert read_line(process.stdout, 60) == (by_file.stdout.split(b"\n")[k] + b"\n")
