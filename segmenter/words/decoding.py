@@ -160,7 +160,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     starts, sizes, firsts = starts[whole], (ends - starts)[whole], firsts[whole]
     if not len(starts):
         return cuts
-    # Autonomy (and log p) of every string inside a decoded run of the joined texts: a word may
+    # Autonomy (and log p) of every string inside a decoded run of the batch text: a word may
     # not run past its run (word_values), so the strings that would are not looked up.
     joined = texts.text
     run_of, inner = run_characters(sizes)

@@ -1,7 +1,7 @@
 """The joins after the word decoder's Viterbi (decoding.py): two or more decoded words become one
 where the raw text's word table says the joined string is a unit. Each works in place on the
 junction decisions `cut` of the Han runs decoded together (cut_junctions_batch's arrays: `starts`,
-`sizes` and `firsts` per run, in the texts joined by "\n") and reads its thresholds from
+`sizes` and `firsts` per run, in the batch text, text.batch.Texts) and reads its thresholds from
 weights.WordDecoding.
 
 join_cohesive joins two decoded words whose joined string the raw text rarely breaks
