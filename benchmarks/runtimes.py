@@ -4,9 +4,9 @@
     python benchmarks/runtimes.py --sentences 300 --threads 1 --model PATH --markdown OUT.md
 
 Each runtime runs in a process of its own (peak memory = VmHWM of that process alone):
-  torch         Segmenter(engine="torch"): transformers + segmenter/attention.py
-  numpy         Segmenter(engine="numpy"): segmenter/engine.py
-  onnx-fp32     Segmenter(engine="onnx"): the reader graph (segmenter/onnx_engine.py: embeddings,
+  torch         Segmenter(engine="torch"): transformers + segmenter/model/attention.py
+  numpy         Segmenter(engine="numpy"): segmenter/model/numpy_engine.py
+  onnx-fp32     Segmenter(engine="onnx"): the reader graph (segmenter/model/onnx_engine.py: embeddings,
                 the layers below the deepest selected head, that layer's query/key rows of the
                 selected heads -> masked attention logits) on onnxruntime
   onnx-int8     the same graph after onnxruntime.quantization.quantize_dynamic (int8 weights)

@@ -1,4 +1,4 @@
-"""Reporting a benchmark: the JSON records, the markdown table the README shows, the plot.
+"""Reporting a benchmark: the JSON records, the markdown tables, the plot.
 
 Everything here is generated from a BenchResult (runner.py): no figure is ever typed by hand.
 The markdown says the command that made it and the machine it ran on, so that a reader can

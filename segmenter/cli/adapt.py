@@ -24,7 +24,7 @@ from .options import add_raw, check_raw, model_folder, positive
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None, metavar="MODEL",
-                        help="the model to adapt: a folder, a shipped name (default, accurate, fast) or a hub name "
+                        help="the model to adapt: a folder, a shipped name (default, fast) or a hub name "
                              "(default: default)")
     add_raw(parser, required=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="the adapted model folder (new or empty)")

@@ -19,7 +19,7 @@ from .options import model_folder
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--model", default=None, metavar="MODEL",
-                        help="the model to calibrate: a folder, a shipped name (default, accurate, fast) or a hub name")
+                        help="the model to calibrate: a folder, a shipped name (default, fast) or a hub name")
     parser.add_argument("--gold", required=True, metavar="FILE",
                         help="20-200 sentences segmented your way: one a line, words split by spaces")
     parser.add_argument("--out", required=True, metavar="DIR", help="the calibrated model folder (new or empty)")

@@ -1,10 +1,11 @@
 """Distil a small, fast student from a segmenter model, on raw text labelled by that model.
 
-Example (how the 2 x 192 student behind segmenter/models/default was made from segmenter/models/accurate;
-its MODEL_CARD.md has the exact commands):
+Example (how the 2 x 192 student behind the shipped default was first made from the self-trained
+6-layer model in runs/selftrained; docs/models.md has the exact commands; without -m the teacher
+is the shipped default):
   RAW="../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt"
-  segmenter distill --raw $RAW --out runs/distill --chars 12000000 --label-only    # teacher labels
-  segmenter distill --raw $RAW --out runs/distill --chars 12000000 --no-label \
+  segmenter distill -m runs/selftrained --raw $RAW --out runs/distill --chars 12000000 --label-only
+  segmenter distill -m runs/selftrained --raw $RAW --out runs/distill --chars 12000000 --no-label \
       --layers 2 --hidden 192 --epochs 3 --gold ../shared/corpora/gold/pku_dev.txt
 
 Or shrink the teacher itself (how the embedded default was made from the one before it):

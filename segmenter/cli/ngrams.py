@@ -2,7 +2,7 @@
 
 Example (the table the embedded models ship: all of both files, 51.5 M Han characters, 27 min):
   segmenter ngrams --raw ../shared/corpora/raw/pretrain_raw.txt ../shared/corpora/raw/extra_raw.txt \\
-      --min-count 10 --rare-count 5 --out segmenter/models/default
+      --min-count 10 --rare-count 5 --out segmenter/model/shipped/default
 
 It also fits the unigram word model that the decoder adds per word (train/unigram.py: EM over
 the same text, --unigram-rounds; 0 leaves it out), and adds the text's rare words: strings seen

@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-d", "--delimiter", default=" ",
                         help="string between words in text output (default: one space)")
     parser.add_argument("-m", "--model", default=None,
-                        help="model folder, hub name, or a shipped model: default (the embedded one), accurate, fast")
+                        help="model folder, hub name, or a shipped model: default (the embedded one), fast")
     parser.add_argument("-g", "--granularity", default="default", help="fine, default, coarse, or a number in [0, 1]")
     parser.add_argument("--actors", type=int, default=None,
                         help="segmenting actors (default: as many as the CPUs or GPUs allow)")

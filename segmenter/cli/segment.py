@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "between words is dropped, the delimiter stands for it, except with -d '' (each line "
                              "comes out as it came in, its end written \\n)")
     parser.add_argument("-m", "--model", default=None,
-                        help="model folder, hub name, or a shipped model: default (the embedded one), accurate, fast")
+                        help="model folder, hub name, or a shipped model: default (the embedded one), fast")
     parser.add_argument("-s", "--standard", default=None, choices=STANDARD_CHOICES,
                         help="how words are written: general, pku, msr or ud (default: the model's own, general for the shipped ones) "
                              "(README: Granularity and standards)")

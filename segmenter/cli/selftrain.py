@@ -1,6 +1,6 @@
 """Self-train a segmenter on raw text from its own confident boundaries.
 
-Example (`accurate`'s recipe; see segmenter/models/accurate/MODEL_CARD.md for the exact command):
+Example (the retired 6-layer `accurate` model's recipe; docs/models.md has the exact commands):
   segmenter convert-e5 --out runs/e5char
   segmenter selftrain --model runs/e5char --raw ../shared/corpora/raw/pretrain_raw.txt \\
       ../shared/corpora/raw/extra_raw.txt --out runs/selftrained --gold ../shared/corpora/gold/pku_dev.txt

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0: every interface)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free port, printed)")
     parser.add_argument("-m", "--model", default=None,
-                        help="model folder, hub name, or a shipped model: default (the embedded one), accurate, fast")
+                        help="model folder, hub name, or a shipped model: default (the embedded one), fast")
     parser.add_argument("-s", "--standard", default=None, choices=STANDARD_CHOICES,
                         help="the standard of requests that name none (default: the model's own)")
     parser.add_argument("-u", "--user-dict", action="append", default=[], metavar="FILE",

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tokenizer", required=True, metavar="DIR",
                         help="the folder of the BERT tokenizer the model is trained with (a local folder)")
     parser.add_argument("-m", "--model", default=None,
-                        help="the segmenter model: folder, hub name, or a shipped model: default, accurate, fast")
+                        help="the segmenter model: folder, hub name, or a shipped model: default, fast")
     parser.add_argument("-g", "--granularity", default="default", help="fine, default, coarse, or a number in [0, 1]")
     parser.add_argument("--max-length", type=int, default=512,
                         help="the training script's max_seq_length: tokens past it are left out (default: 512; "

@@ -14,7 +14,7 @@ URL, a punctuation mark, a space; text/runs.py). So a user word may join runs (`
 `easy_install`), but it never cuts a Latin word or a number in two ("GPT" does not match in
 "GPT-4").
 
-Overlapping occurrences (the rule README documents, tested in tests/test_jieba_compat.py):
+Overlapping occurrences (the rule docs/jieba.md documents, tested in tests/test_jieba_compat.py):
   1. an occurrence inside a longer one loses (add 中国科学院 and 科学: 中国科学院 stays whole);
   2. of two crossing occurrences, the higher frequency wins;
   3. at equal frequency the model decides: the word whose weaker edge the heads mark as the

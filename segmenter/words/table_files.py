@@ -1,7 +1,7 @@
 """The word table on disk: where a model folder's table is, and the layout of its file.
 
 A folder holds its table as `ngrams.npz` (TABLE_FILE), or reads another folder's through its head
-profile's runtime entry (TABLE_REFERENCE: the shipped `accurate` model reads the default's, so
+profile's runtime entry (TABLE_REFERENCE: the shipped `fast` model reads the default's, so
 the package holds one copy of the 26 MiB table). The file is a plain npz, one member per column
 and length n: keys{n} (sorted uint64 hashes), autonomy{n} (float16), counts{n} (uint32; absent
 in a table saved without them), logp{n} (float16, with a unigram model), and `info` (Han
@@ -18,7 +18,7 @@ import numpy as np
 TABLE_FILE = "ngrams.npz"
 # A model folder may read another folder's table instead of holding a copy: its head profile's
 # runtime entry {"word_table": "../default"} (a path relative to the folder). The shipped
-# `accurate` model reads the default's, so the package holds one copy of the 26 MiB table.
+# `fast` model reads the default's, so the package holds one copy of the 26 MiB table.
 TABLE_REFERENCE = "word_table"
 
 

@@ -13,7 +13,7 @@ from ..arguments import is_finite_number
 @dataclass(frozen=True)
 class WordDecoding:
     """Weights of the word decoder. Chosen on dev files only; how, value by value: "How the
-    decoder's weights were chosen" in segmenter/models/default/MODEL_CARD.md."""
+    decoder's weights were chosen" in segmenter/model/shipped/default/MODEL_CARD.md."""
 
     alpha: float = 0.2  # weight of word autonomy per character: small, it fixes the heads' 1-2 character mistakes
     beta: float = 1.0  # weight of the heads' junction scores
