@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates benchmarks/results/stages.md (the README's "From a boundary signal to a segmenter")
+# Regenerates benchmarks/results/stages.md ("From a boundary signal to a segmenter" in docs/benchmarks.md)
 # from the benchmark JSON files in benchmarks/results/ (the current run) and benchmarks/results/history/
 # (earlier stops); each file's markdown twin names its command (benchmarks/results/README.md lists them).
 set -euo pipefail
