@@ -186,3 +186,37 @@ def test_a_local_folder_named_like_a_shipped_model_is_named_in_the_error(tmp_pat
     (tmp_path / "fast").mkdir()  # a user's own scratch folder: it wins over the shipped `fast`
     with pytest.raises(ModelLoadError, match="a folder named 'fast' here hides the shipped model"):
         Segmenter("fast")
+
+
+def run_integrity_main(monkeypatch, *args: str) -> None:
+    """`python -m segmenter.model.integrity ARGS…`, run in this process."""
+    import runpy
+    import warnings
+
+    monkeypatch.setattr("sys.argv", ["integrity", *args])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the module is imported already
+        runpy.run_module("segmenter.model.integrity", run_name="__main__")
+
+
+def test_integrity_main_has_help_and_usage_errors(tmp_path, monkeypatch, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        run_integrity_main(monkeypatch, "--help")
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0 and "usage: python -m segmenter.model.integrity" in out and MANIFEST_FILE in out
+    assert not (tmp_path / "--help").exists()
+    for args, message in (((), "required: FOLDER"), ((str(tmp_path / "missing"),), "missing: not a folder")):
+        with pytest.raises(SystemExit) as exit_:
+            run_integrity_main(monkeypatch, *args)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and message in err and "Traceback" not in err
+
+
+def test_integrity_main_writes_each_folders_list(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "f"
+    folder.mkdir()
+    tiny_vocab().save(folder)
+    run_integrity_main(monkeypatch, str(folder))
+    assert capsys.readouterr().out.strip() == f"wrote {folder / MANIFEST_FILE}"
+    assert set(read_manifest(folder)) == {item.name for item in folder.iterdir()} - {MANIFEST_FILE}
+    verify_folder(folder)

@@ -140,5 +140,16 @@ def verify_file(path: str | os.PathLike) -> None:
 
 
 if __name__ == "__main__":
-    for argument in sys.argv[1:]:
-        print(f"wrote {write_manifest(argument)}")
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m segmenter.model.integrity",
+        description=f"(Re)write {MANIFEST_FILE} of each model folder: the size and sha256 of each of its files "
+                    "(all but hidden files, *.md and segmenter_heads.json), checked when the folder loads.")
+    parser.add_argument("folders", nargs="+", metavar="FOLDER", help="a model folder")
+    folders = parser.parse_args(sys.argv[1:]).folders
+    for folder in folders:
+        if not Path(folder).is_dir():
+            parser.error(f"{folder}: not a folder")
+    for folder in folders:
+        print(f"wrote {write_manifest(folder)}")
