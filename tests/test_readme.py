@@ -10,8 +10,8 @@ corpus/, ...), with the interpreter that runs the tests. A block that imports a 
 absent extra is skipped with that reason; a block marked `<!-- readme-test: skip (reason) -->`
 on the line before it is skipped with its reason. Bash blocks: every line that runs `segmenter`
 runs, in order, in one temporary folder per block, except the lines that train or build a model
-(and those that read what such a line writes), and those that need a Ray cluster or a GPU; `pip
-install` steps are left out. Each `segmenter` (and `python`) there runs as `sys.executable -m
+(and those that read what such a line writes), those that need a Ray cluster or a GPU, and
+those that follow a file until stopped (`tail -f`); `pip install` steps are left out. Each `segmenter` (and `python`) there runs as `sys.executable -m
 segmenter` (`sys.executable`), so an unactivated virtual environment tests itself, not whatever
 is on PATH. Running blocks is `slow` (subprocesses, the shipped models, Ray).
 """
@@ -40,6 +40,7 @@ BUILDS = {"pretrain", "convert-e5", "heads", "selftrain", "distill", "refine", "
           "calibrate"}
 NEEDS = {"--address": "needs a running Ray cluster", "--gpus-per-actor": "needs a GPU"}
 SERVERS = {"serve"}  # commands that run until stopped: not run
+FOLLOWS = re.compile(r"(^|&&|\|)\s*tail\s+(-\w*[fF]|--follow)")  # `tail -f FILE | segmenter`: runs until stopped
 OUTPUT_OPTIONS = ("--out", "-o", "--output")
 
 
@@ -160,6 +161,8 @@ def plan_bash(code: str) -> tuple[list[str], list[tuple[str, str]]]:
             reason = f"`segmenter {next(subcommand(c) for c in calls if subcommand(c) in BUILDS)}` trains or builds"
         elif any(subcommand(call) in SERVERS for call in calls):
             reason = "runs a server until it is stopped"
+        elif FOLLOWS.search(command):
+            reason = "follows a file until it is stopped"
         elif any(word in unavailable for word in argv):
             reason = "reads what a line that is not run writes"
         else:
@@ -211,6 +214,7 @@ def make_inputs(folder: Path) -> None:
     sample = user_dictionary_sample()
     (folder / "userdict.txt").write_text(sample, encoding="utf-8")
     (folder / "dict.txt").write_text(sample, encoding="utf-8")
+    (folder / "old.txt").write_text(lines, encoding="gb18030")  # `segmenter --encoding gb18030 old.txt`
 
 
 def run_env() -> dict:
@@ -267,12 +271,14 @@ def test_bash_plan_runs_segmenter_lines_and_leaves_out_training_and_clusters():
         "segmenter ray 'c/*.txt' out/ --address auto\n"
         "cat input.txt | segmenter -d \"#\"\n"
         "segmenter serve --port 8000\n"
+        "tail -f app.log | segmenter   # follows the file\n"
+        "segmenter --encoding gb18030 old.txt | tail -n 2\n"
     )
     run, skipped = plan_bash(code)
     assert run == ['echo "好" | segmenter', "segmenter adapt --raw my.txt --out my_model",
-                   'cat input.txt | segmenter -d "#"']
+                   'cat input.txt | segmenter -d "#"', "segmenter --encoding gb18030 old.txt | tail -n 2"]
     assert [command.split()[:2] for command, _ in skipped] == [
-        ["segmenter", "refine"], ["segmenter", "-m"], ["segmenter", "ray"], ["segmenter", "serve"]]
+        ["segmenter", "refine"], ["segmenter", "-m"], ["segmenter", "ray"], ["segmenter", "serve"], ["tail", "-f"]]
 
 
 def test_commands_run_through_the_interpreter_that_runs_the_tests():
