@@ -32,12 +32,11 @@ The decoder works on per-junction scores only, so it does not care how they were
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..text.batch import Texts, run_characters
 from ..text.plan import TextPlan
+from .decoding_few import cut_junctions_few, viterbi_run
 from .joins import join_cohesive, join_long_words, join_units
 from .table import WordTable
 from .weights import WordDecoding
@@ -48,6 +47,9 @@ COHESIVE_PASSES = 2
 # sentence's; a batch's groups of a few long ones): a step of the numpy lockstep costs a few
 # numpy calls whatever the number of runs, more than a few runs' whole step in Python.
 FEW_RUNS = 4
+# A batch text (text.batch.Texts) of at most this many characters (a short sentence's) is decoded
+# in plain Python (decoding_few.py: the same words, no numpy call but one lookup of its strings).
+FEW_CHARS = 96
 
 
 def best_words(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -92,31 +94,15 @@ def best_words(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.n
 
 
 def _best_words_few(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """best_words for a few runs (FEW_RUNS): the same Viterbi, run by run in Python floats, where
-    each of best_words' lockstep steps costs four numpy calls for a handful of numbers. The same
-    candidates in the same order (lengths 1, 2, ...), the first best kept as argmax keeps it (a
-    NaN first of all; every candidate -inf: the first, a word of one character), so the same words."""
-    runs, n, max_len = values.shape
+    """best_words for a few runs (FEW_RUNS): decoding_few.viterbi_run, the one Python Viterbi, run
+    by run in Python floats, where each of best_words' lockstep steps costs four numpy calls for
+    a handful of numbers. The same candidates in the same order (lengths 1, 2, ...), the first best
+    kept as argmax keeps it (a NaN first of all; every candidate -inf: the first, a word of one
+    character), so the same words (tests/test_decoding.py runs both)."""
+    runs, n, _ = values.shape
     ends = np.zeros((runs, n), dtype=bool)
     for r, (gain, value, size) in enumerate(zip(gains.tolist(), values.tolist(), sizes.tolist())):
-        best, back = [0.0], [0]  # best[p]: the best value of the run's first p characters as words
-        for end in range(1, n + 1):
-            top, chosen = -math.inf, 1
-            for length in range(1, max_len + 1):
-                start = end - length
-                candidate = (best[start] if start >= 0 else -math.inf) + value[max(start, 0)][length - 1]
-                if candidate != candidate:
-                    top, chosen = candidate, length
-                    break
-                if candidate > top:
-                    top, chosen = candidate, length
-            best.append(top + gain[end - 1])
-            back.append(chosen)
-        position = int(size)
-        while position > 0:
-            position -= back[position]
-            if position > 0:
-                ends[r, position - 1] = True
+        ends[r, viterbi_run(gain, value, int(size), n)] = True
     return ends
 
 
@@ -141,6 +127,8 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     cuts = [np.zeros(0, dtype=bool) if c is None else np.asarray(c) > 0 for c in combined]
     if texts is None:
         texts = Texts([plan.text for plan in plans], [plan.runs for plan in plans])
+    if len(texts.text) <= FEW_CHARS:
+        return cut_junctions_few(plans, combined, table, options, texts)
     alive = [i for i, cut in enumerate(cuts) if len(cut)]
     live = [plans[i] for i in alive]
     # In the batch's text: where each text starts; the character before each junction; the Han

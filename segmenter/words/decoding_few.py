@@ -1,0 +1,332 @@
+"""The word decoder for a few characters (one `lcut` of a short sentence): decoding.py's
+cut_junctions_batch in plain Python, the same decisions, with no numpy call but one word-table
+lookup of every string of the text.
+
+A short text's decoder run through numpy costs ~1,300 calls on arrays of a handful of numbers
+(the Viterbi's lockstep, the joins' candidates, ~20 lookups of a few strings each), several
+times the model's own run. Here the text's strings (every start, every length up to the table's
+max_n) are looked up once (WordTable._values: the same search and the same values as every
+lookup of decoding.py and joins.py), and the rest is Python on those numbers, term by term as
+the numpy code computes it (the same float64 operations in the same order, NaN where numpy has
+NaN), so that the words are the batch path's (tests/test_small_path.py checks both ways on
+random and dev texts; benchmarks/words_digest.py the batch path).
+
+`viterbi_run` is the one Python Viterbi: this path's, and decoding.best_words' for a few runs.
+"""
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+
+import numpy as np
+
+from .weights import WordDecoding
+
+INF = math.inf
+_MAX_FLOAT = float(np.finfo(np.float64).max)  # what np.nan_to_num makes of inf
+
+
+def viterbi_run(gain: list[float], value: list[list[float]], size: int, n: int | None = None) -> list[int]:
+    """The best words of one run of `size` characters: the characters that end a word before
+    the run's end (ascending). gain[k]: the score gained by a word ending after character k;
+    value[k][l - 1]: the value of the word of l characters starting at k (-inf where it does not
+    fit). The candidates of each end in order of length, the first best kept (as numpy's argmax: a
+    NaN first of all; every candidate -inf: a word of one character). n: the characters the
+    program runs over (decoding.best_words pads a group of runs to its longest; the words of the
+    run's own `size` are the same)."""
+    n = size if n is None else n
+    max_len = len(value[0]) if value else 0
+    best, back = [0.0], [0]  # best[p]: the best value of the run's first p characters as words
+    for end in range(1, n + 1):
+        top, chosen = -INF, 1
+        for length in range(1, max_len + 1):
+            start = end - length
+            candidate = (best[start] if start >= 0 else -INF) + value[max(start, 0)][length - 1]
+            if candidate != candidate:
+                top, chosen = candidate, length
+                break
+            if candidate > top:
+                top, chosen = candidate, length
+        best.append(top + gain[end - 1])
+        back.append(chosen)
+    ends, position = [], size
+    while position > 0:
+        position -= back[position]
+        if position > 0:
+            ends.append(position - 1)
+    return ends[::-1]
+
+
+def _min(a: float, b: float) -> float:
+    """np.minimum of two floats: NaN if either is."""
+    return a if a != a or a < b else b if b == b else b
+
+
+def _max(a: float, b: float) -> float:
+    """np.maximum of two floats: NaN if either is."""
+    return a if a != a or a > b else b if b == b else b
+
+
+def _divide(a: float, b: float) -> float:
+    """a / b as numpy divides float64 (errstate ignored): x / 0 = ±inf, 0 / 0 = NaN."""
+    if b == 0:
+        return math.nan if a == 0 or a != a else math.copysign(INF, a) * math.copysign(1.0, b)
+    return a / b
+
+
+class _Strings:
+    """Every string of `text` of 1..max_n characters looked up once: autonomy, counts and log p
+    by (start, length), as WordTable's *_at lookups give them."""
+
+    def __init__(self, table, text: str):
+        self.size, self.max_n = len(text), table.max_n
+        columns = ("autonomy", "counts") + (("logp",) if table.unigram is not None else ())
+        values = table._values(text, table.max_n, columns)
+        self.autonomy, self.counts = values[0].tolist(), values[1].tolist()
+        self.logp = values[2].tolist() if table.unigram is not None else None
+        self.missing = {name: float(table._column(1, name)[1]) for name in columns}
+
+    def _at(self, column, name: str, start: int, length: int) -> float:
+        if 1 <= length <= self.max_n and start >= 0 and start + length <= self.size:
+            return column[start][length - 1]
+        return self.missing[name]
+
+    def count(self, start: int, length: int) -> float:
+        return self._at(self.counts, "counts", start, length)
+
+    def autonomy_of(self, start: int, length: int) -> float:
+        return self._at(self.autonomy, "autonomy", start, length)
+
+    def logp_of(self, start: int, length: int) -> float:
+        return self._at(self.logp, "logp", start, length)
+
+    def margin(self, start: int, pieces) -> float:
+        """WordTable.logp_margin_at of one string: log p(whole) minus each piece's, left to right."""
+        margin, at = self.logp_of(start, sum(pieces)), start
+        for length in pieces:
+            margin -= self.logp_of(at, length)
+            at += length
+        return margin
+
+
+def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts) -> list[np.ndarray]:
+    """decoding.cut_junctions_batch for a few characters (texts: the plans' batch, text.batch.Texts)."""
+    margins = [[] if c is None else np.asarray(c).tolist() for c in combined]
+    cuts = [[m > 0 for m in margin] for margin in margins]
+    joined = texts.text
+    # The junctions of the batch, in order: the character before each (in `joined`), its margin.
+    at, flat, owners = [], [], []
+    for i, (plan, offset) in enumerate(zip(plans, texts.starts.tolist())):
+        if not cuts[i]:
+            continue
+        before = plan.junctions if plan.spaceless else plan.positions[plan.junctions]
+        at.extend(q + offset for q in before.tolist())
+        flat.extend(margins[i])
+        owners.extend((i, k) for k in range(len(margins[i])))
+    runs = []  # (start in joined, size, first junction) of each decoded run
+    for i, (plan, offset) in enumerate(zip(plans, texts.starts.tolist())):
+        if not cuts[i]:
+            continue
+        for r in plan.runs:
+            if r.kind == "han" and r.end - r.start > 1:
+                start, end = offset + r.start, offset + r.end
+                first = bisect_left(at, start)
+                if bisect_left(at, end - 1) - first == end - start - 1:
+                    runs.append((start, end - start, first))
+    if not runs:
+        return [np.array(c, dtype=bool) for c in cuts]
+    beta, clip = options.beta, options.clip
+    scores = [min(max(beta * m, -beta * clip), beta * clip) for m in flat]
+    cut = [m > 0 for m in flat]
+    strings = _Strings(table, joined)
+    for start, size, first in runs:
+        value = [_word_values(strings, options, start + k, size - k) for k in range(size)]
+        gain = [scores[first + k] for k in range(size - 1)] + [0.0]
+        ends = set(viterbi_run(gain, value, size))
+        for k in range(size - 1):
+            cut[first + k] = k in ends
+    if options.join_units is not None or options.units_logp is not None:
+        _join_units(cut, runs, strings, table, options)
+    if any(getattr(options, name) is not None for name in ("join2", "join2_logp", "join3", "join4")):
+        from .decoding import COHESIVE_PASSES
+
+        for _ in range(COHESIVE_PASSES):
+            if not _join_cohesive(cut, scores, runs, strings, table, options):
+                break
+    if options.join_long is not None:
+        _join_long_words(cut, runs, strings, options)
+    out = [list(c) for c in cuts]
+    for (i, k), decision in zip(owners, cut):
+        out[i][k] = decision
+    return [np.array(c, dtype=bool) for c in out]
+
+
+def _word_values(strings: _Strings, options: WordDecoding, at: int, room: int) -> list[float]:
+    """WordDecoding.word_values of the words starting at `at`, `room` characters left in its run."""
+    values = []
+    for length in range(1, options.max_len + 1):
+        if length > room:
+            values.append(-INF)
+            continue
+        autonomy = strings.autonomy_of(at, length)
+        if length == 1:
+            known = 0.0 if autonomy != autonomy else _MAX_FLOAT if autonomy == INF else -_MAX_FLOAT \
+                if autonomy == -INF else autonomy
+        else:
+            known = options.unseen if autonomy != autonomy else autonomy
+        value = options.alpha * known * float(length)
+        if options.bonus:
+            value += options.bonus if length >= 3 and autonomy >= options.bonus_from else 0.0
+        if strings.logp is not None and options.gamma:
+            value += options.gamma * strings.logp_of(at, length)
+        values.append(value)
+    return values
+
+
+def _decoded_words(cut: list[bool], runs) -> list[tuple[int, int, int, int]]:
+    """joins._decoded_words: (run, first character in the text, length, junction after it or 0)."""
+    words = []
+    for r, (start, size, first) in enumerate(runs):
+        begin = 0
+        for k in range(size):
+            last = k == size - 1
+            if last or cut[first + k]:
+                words.append((r, start + begin, k - begin + 1, 0 if last else first + k))
+                begin = k + 1
+    return words
+
+
+def _join_pairs(cut: list[bool], words, chosen: list[int]) -> None:
+    previous = -2
+    for j in chosen:
+        if j != previous + 1:
+            cut[words[j][3]] = False
+            previous = j
+
+
+def _join_units(cut, runs, strings: _Strings, table, options: WordDecoding) -> None:
+    """joins.join_units."""
+    found = None
+    if options.join_units is not None:
+        found = _four_candidates(cut, runs, strings)
+        if _join_four(cut, found, strings, table, options, "share", options.units_min_count):
+            found = None
+    if options.units_logp is not None and table.unigram is not None:
+        found = found or _four_candidates(cut, runs, strings)
+        _join_four(cut, found, strings, table, options, "model", options.join_min_count)
+
+
+def _four_candidates(cut, runs, strings: _Strings):
+    words = _decoded_words(cut, runs)
+    candidates = []  # (first word, words), 2-word ones first, then 3, then 4, each by first word
+    for count in (2, 3, 4):
+        for first in range(len(words) - count + 1):
+            group = words[first : first + count]
+            if (group[0][0] == group[-1][0] and sum(w[2] for w in group) == 4
+                    and min(w[2] for w in group) == 1):
+                candidates.append((first, count))
+    return words, [(first, count, strings.count(words[first][1], 4)) for first, count in candidates]
+
+
+def _join_four(cut, found, strings: _Strings, table, options, judge: str, min_count: int) -> bool:
+    words, candidates = found
+    candidates = [c for c in candidates if c[2] >= min_count]
+    if not candidates:
+        return False
+    judged = []  # (strength, chosen)
+    for first, count, seen in candidates:
+        where = words[first][1]
+        if judge == "share":
+            lacked = max(int(table.info.get("min_count", 1)) - 1, 1)
+            pairs = [strings.count(where + offset, 2) for offset in (0, 1, 2)]
+            largest = None
+            for p in pairs:
+                p = p if p > 0 else float(lacked)
+                largest = p if largest is None else _max(largest, p)
+            share = seen / largest
+            judged.append((share, share >= options.join_units
+                           and strings.autonomy_of(where, 4) >= options.units_from))
+        else:
+            margin = strings.margin(where, [words[first + i][2] for i in range(count)])
+            common = None
+            for i in range(4):
+                single = strings.logp_of(where + i, 1)
+                common = single if common is None else _max(common, single)
+            judged.append((margin, margin >= options.units_logp
+                           and strings.autonomy_of(where, 4) >= options.units_logp_from
+                           and common <= options.units_common))
+    # np.argsort(-strength, kind="stable"): descending, ties in order, NaN last
+    order = sorted(range(len(judged)), key=lambda c: (judged[c][0] != judged[c][0],
+                                                      0.0 if judged[c][0] != judged[c][0] else -judged[c][0]))
+    taken = [False] * len(words)
+    for c in order:
+        if not judged[c][1]:
+            continue
+        first, count, _ = candidates[c]
+        if not any(taken[first : first + count]):
+            for j in range(first, first + count):
+                taken[j] = True
+            for j in range(first, first + count - 1):
+                cut[words[j][3]] = False
+    return any(taken)
+
+
+def _join_cohesive(cut, scores, runs, strings: _Strings, table, options: WordDecoding) -> bool:
+    """joins.join_cohesive."""
+    words = _decoded_words(cut, runs)
+    no_join2 = options.join2 or INF
+    no_join3, no_join4 = options.join3 or INF, options.join4 or INF
+    chosen, any_two = [], False
+    for j in range(len(words) - 1):
+        if words[j][0] != words[j + 1][0]:
+            continue
+        left, right = words[j][2], words[j + 1][2]
+        if not (left == 2 and right == 2 and options.join4 is not None
+                or (left == 2 and right == 1 or left == 1 and right == 2) and options.join3 is not None
+                or left == 1 and right == 1 and (options.join2 is not None or options.join2_logp is not None)):
+            continue
+        begin = words[j][1]
+        whole = strings.count(begin, left + right)
+        if not whole >= options.join_min_count:
+            continue
+        two = min(left + right - 1, 2)
+        share_first = _divide(whole, strings.count(begin, two))
+        share_second = _divide(whole, strings.count(begin + left, two))
+        score = scores[words[j][3]]
+        two_chars = (left == 1 and right == 1 and _min(share_first, share_second) >= no_join2
+                     and score < options.join2_below)
+        four = left == 2 and right == 2 and _max(share_first, share_second) >= no_join4
+        three = (left == 2 and share_first >= no_join3) or (right == 2 and left == 1 and share_second >= no_join3)
+        if table.unigram is not None:
+            if options.join3_logp is not None and left == 2 and right == 1 and not three:
+                three = strings.margin(begin, (2, 1)) >= options.join3_logp
+            if (options.join2_logp is not None and left == 1 and right == 1 and not two_chars
+                    and score < options.join2_logp_below):
+                two_chars = strings.margin(begin, (1, 1)) >= options.join2_logp
+        any_two = any_two or two_chars
+        if four or (left + right == 3 and three) or two_chars:
+            chosen.append(j)
+    _join_pairs(cut, words, chosen)
+    return any_two
+
+
+def _join_long_words(cut, runs, strings: _Strings, options: WordDecoding) -> None:
+    """joins.join_long_words."""
+    words = _decoded_words(cut, runs)
+    chosen = []
+    for j in range(len(words) - 1):
+        if words[j][0] != words[j + 1][0]:
+            continue
+        left, right = words[j][2], words[j + 1][2]
+        if not (left >= 2 and right >= 2 and left + right >= 5):
+            continue
+        left, right = min(left, 3), min(right, 3)
+        around = words[j + 1][1] - left
+        whole = strings.count(around, left + right)
+        if not whole >= options.join_min_count:
+            continue
+        share_left = _divide(whole, strings.count(around, left))
+        share_right = _divide(whole, strings.count(around + left, right))
+        if _min(share_left, share_right) >= options.join_long:
+            chosen.append(j)
+    _join_pairs(cut, words, chosen)
