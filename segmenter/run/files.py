@@ -86,7 +86,6 @@ def mapped_npz(path: str | os.PathLike) -> dict:
     import mmap
     import struct
     import zipfile
-    import zlib
 
     import numpy as np
 
@@ -106,8 +105,7 @@ def mapped_npz(path: str | os.PathLike) -> dict:
                 raise ValueError(f"member {info.filename} has no local header")
             name_length, extra_length = struct.unpack("<HH", local[26:30])
             start = info.header_offset + 30 + name_length + extra_length  # the member: .npy header, data
-            member = memoryview(pages)[start : start + info.file_size]
-            if len(member) < info.file_size or zlib.crc32(member) != info.CRC:
+            if _file_crc32(handle, start, info.file_size) != info.CRC:
                 raise ValueError(f"member {info.filename} is truncated or corrupt (CRC-32)")  # as np.load checks
             handle.seek(start)
             version = np.lib.format.read_magic(handle)
@@ -121,6 +119,27 @@ def mapped_npz(path: str | os.PathLike) -> dict:
             flat = np.frombuffer(pages, dtype=dtype, count=count, offset=handle.tell())  # read-only
             arrays[name] = flat.reshape(shape, order="F" if fortran else "C")
     return arrays
+
+
+CRC_BLOCK = 1 << 20  # bytes read at a time to check a member's CRC-32
+
+
+def _file_crc32(handle, start: int, size: int) -> int | None:
+    """CRC-32 of `size` bytes of the file from `start`, read through the file (None when it is
+    shorter). Not through the map: reading every page of a map makes it part of the process's
+    resident set (ru_maxrss counts a mapped file's pages once touched), the whole 26 MiB table
+    before a lookup; read, the pages are only in the page cache, and a process holds those of
+    the table its lookups touch."""
+    import zlib
+
+    handle.seek(start)
+    crc = 0
+    while size > 0:
+        block = handle.read(min(CRC_BLOCK, size))
+        if not block:
+            return None
+        crc, size = zlib.crc32(block, crc), size - len(block)
+    return crc
 
 
 NPZ_ALIGN = 64  # bytes: what numpy aligns an .npy file's data to from the file's start

@@ -35,8 +35,7 @@ from .hashindex import KeyIndex, find_keys, hash_step, pick
 from .table_files import read_table, write_table
 
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
-INDEX_QUERIES = 512  # a lookup of this many queries or more goes through the length's KeyIndex (hashindex.py)
-INDEXED_QUERIES = 16  # ... and of this many, once the indexes are built (a binary search: ~20 cache misses a query)
+INDEXED_QUERIES = 16  # a lookup of this many queries goes through the KeyIndex, once build_indexes has built it
 KEPT_CHARS = 1 << 20  # the hashes of the last text looked up are kept when it is this long or shorter
 
 
@@ -56,7 +55,7 @@ class WordTable:
         self.max_n = max(tables)
         self.info = info or {}
         self.unigram = unigram
-        self._indexes: dict[int, KeyIndex] = {}  # per length, built by the first large lookup (_find)
+        self._indexes: dict[int, KeyIndex] = {}  # per length, built by build_indexes only (_find)
         self._hashed: tuple = (None, [])  # the last text looked up and its strings' hashes (_string_hashes)
 
     def __getstate__(self):  # a copy builds its own indexes
@@ -110,23 +109,20 @@ class WordTable:
         return values[0], (values[1] if self.unigram is not None else None)
 
     def _find(self, n: int, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """find_keys over the n-character strings' keys; a large lookup through their KeyIndex
-        (hashindex.py: one or two probes a query, where a binary search misses the cache ~20
-        times), built on first use. A small one (a sentence) searches unless the indexes are
-        built already: a sentence alone builds nothing."""
+        """find_keys over the n-character strings' keys; through their KeyIndex (hashindex.py:
+        one or two probes a query) only once build_indexes has built it: not on first use, since
+        the indexes cost 20 MB a process (30 MB more while built) and ~0.3 s, and a large lookup
+        searches its queries sorted (find_keys), at about the index's speed in a whole batch
+        (issue 57: on 1,000 PKU sentences the batch ran no slower without, and peaked 20 MB lower)."""
         keys = self.tables[n][0]
         index = self._indexes.get(n)
-        built = index is not None and index.keys is keys
-        if not len(keys) or len(queries) < (INDEXED_QUERIES if built else INDEX_QUERIES):
+        if not len(keys) or index is None or index.keys is not keys or len(queries) < INDEXED_QUERIES:
             return find_keys(keys, queries)
-        if not built:  # the first large lookup builds them all: one pause
-            self.build_indexes()
-            index = self._indexes[n]
         return index.find(queries)
 
     def build_indexes(self) -> None:
-        """Build every length's KeyIndex now (~0.3 s for the shipped table; a worker process does
-        at start, so that no chunk it cuts waits for it). Threads may build at once: either serves."""
+        """Build every length's KeyIndex (~0.3 s and 20 MB for the shipped table): lookups of
+        INDEXED_QUERIES or more use it from then on (_find). Threads may build at once: either serves."""
         for n, (keys, _, _) in self.tables.items():
             if len(keys) and (n not in self._indexes or self._indexes[n].keys is not keys):
                 self._indexes[n] = KeyIndex(keys)
