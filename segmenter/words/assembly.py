@@ -26,7 +26,9 @@ from ..standards.conventions import Conventions, apply_to_texts
 from ..standards.levels import Level, Rules
 from ..text.batch import Texts
 from ..text.plan import TextPlan
+from . import decoding
 from .decoding import cut_junctions_batch
+from .decoding_few import TextLookups
 from .dictionary import UserDictionary
 from .table import WordTable
 
@@ -155,6 +157,8 @@ def assemble(
     """Tokens (words_only: words) of each scored plan (plan.scores set by junctions.score_texts) at one level."""
     margins = junction_margins(plans, profile, level)
     texts = texts_of(plans)  # one layout of the batch, from the decoder to the conventions
+    if word_table is not None and len(texts.text) <= decoding.FEW_CHARS:  # a short text: its strings looked up once
+        word_table = TextLookups(word_table, texts.text)
     cuts = decide_cuts(plans, margins, level, word_table, texts)
     return words_from_cuts(plans, cuts, level.rules, conventions=conventions, word_table=word_table,
                            dictionary=dictionary, margins=margins, words_only=words_only, texts=texts)

@@ -109,6 +109,78 @@ class _Strings:
         return margin
 
 
+class TextLookups:
+    """A word table for one short text (words/assembly.py makes one a call): its *_at lookups of
+    that text (the conventions': shares_at, autonomy_at, counts_at, logp_at, logp_margin_at)
+    answered from one lookup of all its strings, the values WordTable's own would give; any other
+    text, and everything else, goes to the table. Made for one call and dropped: nothing is kept
+    from one text to the next."""
+
+    def __init__(self, table, text: str):
+        self.table, self.text = table, text
+        self.strings = _Strings(table, text)
+
+    def __getattr__(self, name):
+        return getattr(self.table, name)
+
+    def _values_at(self, text, starts, lengths, read):
+        starts = np.asarray(starts, dtype=np.int64)
+        lengths = np.broadcast_to(np.asarray(lengths, dtype=np.int64), starts.shape)
+        return np.array([read(s, n) for s, n in zip(starts.tolist(), lengths.tolist())], dtype=np.float64)
+
+    def counts_at(self, text, starts, lengths):
+        if text is not self.text:
+            return self.table.counts_at(text, starts, lengths)
+        return self._values_at(text, starts, lengths, self.strings.count)
+
+    def autonomy_at(self, text, starts, lengths):
+        if text is not self.text:
+            return self.table.autonomy_at(text, starts, lengths)
+        return self._values_at(text, starts, lengths, self.strings.autonomy_of)
+
+    def logp_at(self, text, starts, lengths):
+        if text is not self.text or self.strings.logp is None:
+            return self.table.logp_at(text, starts, lengths)
+        return self._values_at(text, starts, lengths, self.strings.logp_of)
+
+    def logp_margin_at(self, text, starts, pieces, sizes=None):
+        if text is not self.text or self.strings.logp is None:
+            return self.table.logp_margin_at(text, starts, pieces, sizes)
+        starts = np.asarray(starts, dtype=np.int64).tolist()
+        if sizes is not None:  # every string's pieces, flat
+            flat, pieces, used = np.asarray(pieces, dtype=np.int64).tolist(), [], 0
+            for size in np.asarray(sizes, dtype=np.int64).tolist():
+                pieces.append(flat[used : used + size])
+                used += size
+        return np.array([self.strings.margin(s, [int(n) for n in p]) for s, p in zip(starts, pieces)],
+                        dtype=np.float64)
+
+    def shares_at(self, text, starts, lengths, *parts, whole=None):
+        if text is not self.text:
+            return self.table.shares_at(text, starts, lengths, *parts, whole=whole)
+        starts = np.asarray(starts, dtype=np.int64)
+        shape, count = starts.shape, self.strings.count
+
+        def each(value) -> list[int]:
+            return np.broadcast_to(np.asarray(value, dtype=np.int64), shape).tolist()
+
+        begin = starts.tolist()
+        wholes = ([count(s, n) for s, n in zip(begin, each(lengths))] if whole is None
+                  else np.asarray(whole, dtype=np.float64).tolist())
+        out = [np.array(wholes, dtype=np.float64)]
+        for part in parts:
+            spans = [(each(offset), each(size)) for offset, size in part]
+            shares = []
+            for i, (s, w) in enumerate(zip(begin, wholes)):
+                largest = None
+                for offsets, sizes in spans:
+                    c = count(s + offsets[i], sizes[i])
+                    largest = c if largest is None else _max(largest, c)
+                shares.append(_divide(w, largest))
+            out.append(np.array(shares, dtype=np.float64))
+        return out
+
+
 def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts) -> list[np.ndarray]:
     """decoding.cut_junctions_batch for a few characters (texts: the plans' batch, text.batch.Texts)."""
     margins = [[] if c is None else np.asarray(c).tolist() for c in combined]
@@ -138,7 +210,7 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
     beta, clip = options.beta, options.clip
     scores = [min(max(beta * m, -beta * clip), beta * clip) for m in flat]
     cut = [m > 0 for m in flat]
-    strings = _Strings(table, joined)
+    strings = table.strings if isinstance(table, TextLookups) and table.text is joined else _Strings(table, joined)
     for start, size, first in runs:
         value = [_word_values(strings, options, start + k, size - k) for k in range(size)]
         gain = [scores[first + k] for k in range(size - 1)] + [0.0]
