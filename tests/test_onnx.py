@@ -136,42 +136,98 @@ def test_export_stores_float16_weights_exactly(exported, tmp_path):
     assert np.abs(junction_scores(onnx_seg, TEXTS) - junction_scores(numpy_seg, TEXTS)).max() < 1e-4
 
 
-def test_the_graph_gives_each_rows_max_and_no_copy_of_the_logits(exported, tmp_path):
+def _logits_graph(model):
+    """`model` (a finished graph) cut back to the traced one's output: the logits alone."""
+    from onnx import TensorProto, helper
+
+    from segmenter.train.onnx_graph import LOGITS, SCORES
+
+    graph = model.graph
+    for node in [n for n in graph.node if any(o == SCORES or o.startswith(SCORES + "/") for o in n.output)]:
+        graph.node.remove(node)
+    for tensor in [t for t in graph.initializer if t.name.startswith(SCORES + "/")]:
+        graph.initializer.remove(tensor)
+    del graph.output[:]
+    graph.output.append(helper.make_tensor_value_info(LOGITS, TensorProto.FLOAT, ["batch", "heads", "tokens", "tokens"]))
+    return model
+
+
+def test_the_graph_ends_with_the_scores_and_graphs_exported_before_still_read(exported, tmp_path):
     """onnx_graph.finish_graph: the logits are not copied when the heads are in order already (one
-    head), each row's max comes beside them, and the scores read with it are the same; a graph
-    exported before (logits alone) still reads, with the same scores."""
+    head), and the graph ends with the scores (score_tail), those numpy_ops.scores_from_logits reads
+    from its logits, with or without each row's max; graphs exported before (logits alone; logits
+    and each row's max) still read, with the same scores and words, and finish_graph turns them
+    into the new form. Rows near the floor (a weight of 1e-12 read) come out the same too."""
     import onnx
     import onnxruntime
+    from onnx import helper
 
     from segmenter.model.numpy_ops import scores_from_logits
-    from segmenter.train.onnx_export import export_onnx
-    from segmenter.train.onnx_graph import LOGITS, ROW_MAX, finish_graph
     from segmenter.model.reader import batch_ids
+    from segmenter.train.onnx_export import export_onnx
+    from segmenter.train.onnx_graph import LOGITS, ROW_MAX, SCORES, finish_graph
 
     one = make_tiny_model(tmp_path / "one", profile=HeadProfile(heads=[(1, 0)], weights=[1.0], source="test"))
     export_onnx(Segmenter(one, engine="torch"), one / "model.onnx")
-    windows = [np.arange(5, 5 + n) for n in (3, 9, 14)]
-    for folder, heads, maker in ((one, 1, "Add"), (exported, 3, "Gather")):  # three heads out of order: reordered
+    windows = [np.arange(5, 5 + n) for n in (3, 9, 14, 0, 1)]
+    for folder, heads in ((one, 1), (exported, 3)):  # three heads out of order: reordered
         model = onnx.load(str(folder / "model.onnx"))
-        assert [output.name for output in model.graph.output] == [LOGITS, ROW_MAX]
-        assert next(node for node in model.graph.node if LOGITS in node.output).op_type == maker
+        assert [output.name for output in model.graph.output] == [SCORES]
         nodes = len(model.graph.node)
         finish_graph(model, heads)
         assert len(model.graph.node) == nodes  # finished once is finished
-        session = onnxruntime.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
+        logits_model = _logits_graph(onnx.load(str(folder / "model.onnx")))
+        if heads == 1:  # no Concat or Gather copies the logits
+            assert next(n for n in logits_model.graph.node if LOGITS in n.output).op_type == "Add"
         ids, mask, lengths = batch_ids(windows, 16, Segmenter(folder, engine="onnx").vocab)
-        logits, row_max = session.run(None, {"input_ids": ids, "attention_mask": mask})
-        assert logits.shape == (3, heads, 16, 16) and row_max.shape == (3, heads, 16)
-        np.testing.assert_array_equal(row_max, logits.max(axis=-1))
-        np.testing.assert_array_equal(scores_from_logits(logits, lengths, row_max), scores_from_logits(logits, lengths))
-    before = shutil.copytree(one, tmp_path / "before")
-    model = onnx.load(str(before / "model.onnx"))
-    model.graph.node.remove(next(node for node in model.graph.node if ROW_MAX in node.output))
-    model.graph.output.remove(next(output for output in model.graph.output if output.name == ROW_MAX))
-    onnx.save(model, str(before / "model.onnx"))
-    reads = [Segmenter(folder, window=30, overlap=8, num_threads=1) for folder in (one, before)]
+        feed = {"input_ids": ids, "attention_mask": mask}
+        scores, = onnxruntime.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, feed)
+        logits, = onnxruntime.InferenceSession(logits_model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feed)
+        assert scores.shape == (5, heads, 13) and scores.dtype == np.float32
+        np.testing.assert_allclose(scores, scores_from_logits(logits, lengths), rtol=0, atol=1e-5)
+        for row, n in enumerate(lengths):  # the junctions read: the same, bit for bit
+            np.testing.assert_array_equal(scores[row, :, : max(n - 1, 0)], scores_from_logits(logits, lengths)[row, :, : max(n - 1, 0)])
+        # rows near the floor: one entry 30 below the row's max, a weight of ~1e-13
+        floored = logits.copy()
+        floored[:, :, 2, 3] = floored[:, :, 2].max(axis=-1) - 30
+        expected = scores_from_logits(floored, lengths)
+        only_tail = _tail_alone(onnx.load(str(folder / "model.onnx")))
+        got, = onnxruntime.InferenceSession(only_tail.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, {LOGITS: floored, "attention_mask": mask})
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-5)
+        assert np.abs(expected).max() < 25  # the floor keeps the scores finite
+    # the forms exported before: logits alone, and logits with each row's max
+    before, with_max = (shutil.copytree(one, tmp_path / name) for name in ("before", "with_max"))
+    onnx.save(_logits_graph(onnx.load(str(one / "model.onnx"))), str(before / "model.onnx"))
+    model = _logits_graph(onnx.load(str(one / "model.onnx")))
+    model.graph.node.append(helper.make_node("ReduceMax", [LOGITS], [ROW_MAX], axes=[-1], keepdims=0))
+    model.graph.output.append(helper.make_tensor_value_info(ROW_MAX, onnx.TensorProto.FLOAT, ["batch", "heads", "tokens"]))
+    onnx.save(model, str(with_max / "model.onnx"))
+    reads = [Segmenter(folder, window=30, overlap=8, num_threads=1) for folder in (one, before, with_max)]
     assert all(seg.engine == "onnx" for seg in reads)
-    np.testing.assert_array_equal(junction_scores(reads[0], TEXTS), junction_scores(reads[1], TEXTS))
+    assert [seg.reader.scores_out for seg in reads] == [True, False, False]
+    for seg in reads[1:]:
+        np.testing.assert_allclose(junction_scores(seg, TEXTS), junction_scores(reads[0], TEXTS), rtol=0, atol=1e-5)
+        assert seg.segment_batch(TEXTS) == reads[0].segment_batch(TEXTS)
+    finish_graph(model, 1)  # an old graph finished again ends with the scores
+    assert [output.name for output in model.graph.output] == [SCORES]
+    assert not [node for node in model.graph.node if ROW_MAX in node.output]
+
+
+def _tail_alone(model):
+    """The nodes score_tail appended, as a graph of their own: inputs the logits and the mask."""
+    from onnx import TensorProto, helper
+
+    from segmenter.train.onnx_graph import LOGITS, SCORES
+
+    tail = [n for n in model.graph.node if any(o == SCORES or o.startswith(SCORES + "/") for o in n.output)]
+    constants = [t for t in model.graph.initializer if t.name.startswith(SCORES + "/")]
+    graph = helper.make_graph(
+        tail, "tail",
+        [helper.make_tensor_value_info(LOGITS, TensorProto.FLOAT, ["b", "k", "t", "t"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["b", "t"])],
+        list(model.graph.output), constants)
+    return helper.make_model(graph, opset_imports=list(model.opset_import), ir_version=model.ir_version)
 
 
 def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):

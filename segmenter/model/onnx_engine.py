@@ -1,13 +1,14 @@
 """The onnxruntime engine: a model's reader graph, `model.onnx`, run without torch.
 
 The graph (made once by `segmenter export-onnx`: train/onnx_export.py) computes what the
-attention reader computes (attention.py), stopped before the softmax: the masked attention
-logits of the selected heads (B, K, T, T), in profile order, and the max of each of their rows.
+attention reader computes (attention.py): from the masked attention logits of the selected heads,
+in profile order, the boundary scores (B, K, T - 3) themselves, as numpy_ops.scores_from_logits
+reads them (train/onnx_graph.py: score_tail). A graph exported before issue 57 returns the logits
+(B, K, T, T), with the max of each of their rows, and is read through scores_from_logits.
 Its metadata names the heads it was exported for, a fingerprint of the weights it was exported
 from, and how its weights were quantised (INT8_KEY: dynamic int8, whose scores depend on the
 windows batched together; STATIC_KEY: static int8, the shipped models' kind, whose do not).
-`OnnxReader` runs the graph on onnxruntime's CPU provider and turns the logits into boundary
-scores exactly as the numpy engine does (numpy_ops.scores_from_logits).
+`OnnxReader` runs the graph on onnxruntime's CPU provider.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ ONNX_FILE = "model.onnx"
 HEADS_KEY = "segmenter_heads"
 WEIGHTS_KEY = "segmenter_weights_sha256"  # of the folder's model.safetensors: a stale export is not used
 INT8_KEY = "segmenter_int8"  # present when the export quantised its weights dynamically (train/onnx_export.py)
+SCORES_OUTPUT = "scores"  # the output of a graph that ends with the scores (train/onnx_graph.SCORES)
 STATIC_KEY = "segmenter_int8_static"  # present (how it was calibrated) in a static int8 graph (onnx_static.py)
 
 
@@ -99,6 +101,8 @@ class OnnxReader(WindowReader):
             )
         except Exception as err:  # onnxruntime raises its own exception types
             raise ModelLoadError(f"{self.path} is unreadable or corrupt: {err}") from None
+        # whether the graph ends with the scores (onnx_graph.SCORES) or with the logits
+        self.scores_out = self.session.get_outputs()[0].name == SCORES_OUTPUT
         self.threads = threads
         if self.workers is not None:
             self.workers.close()
@@ -120,9 +124,11 @@ class OnnxReader(WindowReader):
         mask = mask.astype(np.int64)
 
         def run(part: slice) -> np.ndarray:
-            # logits (B, K, T, T), and their rows' max where the graph has it (onnx_graph.py)
-            logits, *row_max = self.session.run(None, {"input_ids": ids[part], "attention_mask": mask[part]})
-            return scores_from_logits(logits, lengths[part], *row_max).astype(np.float32, copy=False)
+            outputs = self.session.run(None, {"input_ids": ids[part], "attention_mask": mask[part]})
+            if self.scores_out:  # the scores (B, K, T - 3), float32
+                return outputs[0]
+            # a graph exported before: logits (B, K, T, T), and their rows' max where it has it
+            return scores_from_logits(outputs[0], lengths[part], *outputs[1:]).astype(np.float32, copy=False)
 
         # In slices, as the numpy engine: onnxruntime keeps what a run allocated, so the largest
         # slice, not the largest batch, sets the process's memory. Outside the worker threads (a

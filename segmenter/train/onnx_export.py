@@ -3,11 +3,12 @@
 Build-time code: it needs torch + transformers (the train extra) and onnx. The graph is what the
 attention reader computes (model/attention.py, AttentionReader.logits), traced: embeddings,
 the layers below the deepest selected head, that layer's query/key rows of the selected heads
--> masked attention logits (B, K, T, T), heads in profile order, and the max of each of their
-rows (onnx_graph.py: edits of the traced graph that leave its arithmetic alone). The heads are
-baked into the graph and written in its metadata; a profile that reads other heads needs a new
-export. onnx_engine.OnnxReader turns the logits into boundary scores exactly as the numpy engine
-does (numpy_ops.scores_from_logits).
+-> masked attention logits (B, K, T, T), heads in profile order; then (onnx_graph.finish_graph:
+edits of the traced graph that leave its arithmetic alone) the boundary scores (B, K, T - 3) read
+from those logits by the graph's own last nodes, as the numpy engine reads them
+(numpy_ops.scores_from_logits): the graph's one output. The heads are baked into the graph and
+written in its metadata; a profile that reads other heads needs a new export.
+onnx_engine.OnnxReader returns the graph's scores as they come.
 
 Kinds of weights (`int8`):
   * False: float weights (those float16 holds exactly stored as float16: onnx_graph.store_float16).
@@ -84,7 +85,7 @@ def export_onnx(segmenter, path: str | Path, int8: bool | str = False, calibrati
 
     if kind != "dynamic":
         store_float16(graph)  # float weights (and a static graph's embeddings): half the file
-    finish_graph(graph, len(reader.heads))  # no copy after the logits; each row's max beside them
+    finish_graph(graph, len(reader.heads))  # no copy after the logits; the scores read from them
     metadata = {HEADS_KEY: json.dumps([list(h) for h in reader.heads])}
     if kind == "dynamic":
         metadata[INT8_KEY] = "dynamic, per channel"
