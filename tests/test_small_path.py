@@ -3,7 +3,8 @@
 A short text is decoded in plain Python (words/decoding_few.py) and segment() skips the batch
 machinery; these check, over random texts of every kind of character, that segment(text) is
 segment_batch([text, others...])[0], that the words join back to the text, and that the Python
-decoder decides every junction as the numpy one does (decoding.FEW_CHARS = 0 turns it off).
+decoder decides every junction as the numpy one does (decoding.FEW_CHARS = 0 turns it off) and the
+conventions' Python gates for a few words (word_rules.FEW_WORDS = 0 turns them off) change no word.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from segmenter import Segmenter
 from segmenter.model.folders import SHIPPED_MODELS
+from segmenter.standards import word_rules
 from segmenter.words import decoding
 
 pytestmark = pytest.mark.slow  # the shipped models
@@ -58,6 +60,7 @@ def test_the_python_decoder_decides_as_the_numpy_one(shipped, text, standard, gr
     few = shipped.assemble([plan], granularity, standard=standard)[0]
     with monkeypatch.context() as patch:
         patch.setattr(decoding, "FEW_CHARS", 0)
+        patch.setattr(word_rules, "FEW_WORDS", 0)
         batch = shipped.assemble([plan], granularity, standard=standard)[0]
     assert few == batch
 

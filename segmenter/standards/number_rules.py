@@ -157,7 +157,10 @@ def join_han_numbers(texts, ends, c, on, word_table):
         return ends
     pattern = _han_number_pattern(c.han_digits, c.han_powers, c.percent, c.ordinal_marks, c.unleading_powers,
                                   c.decimal_marks)
-    spans = np.array([match.span() for match in pattern.finditer(texts.text)], dtype=np.int64).reshape(-1, 2)
+    found = [match.span() for match in pattern.finditer(texts.text)]
+    if not found:  # most texts: no number in Han numerals
+        return ends
+    spans = np.array(found, dtype=np.int64).reshape(-1, 2)
     sizes = spans[:, 1] - spans[:, 0] - 1  # the offsets inside each number
     inner = np.repeat(spans[:, 0] + 1 - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
     return without_ends(ends, inner) if len(inner) else ends

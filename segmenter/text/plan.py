@@ -116,6 +116,20 @@ def read_junction_scores(
     first, kept = np.zeros(len(todo), dtype=np.int64), per_plan.copy()
     lines = [line_starts(plan) for plan in todo]
     several = [p for p in range(len(todo)) if lengths[p] > window or lines[p]]
+    if len(todo) == 1 and not several:  # one text in one window (a short sentence): its scores at once
+        plan = todo[0]
+        progress = None
+        if progress_enabled(show_progress):
+            from tqdm.auto import tqdm
+
+            progress = tqdm(total=int(lengths[0]), unit="char", desc="segmenting", leave=False)
+        try:
+            result = reader.read([ids], batch_size, progress)[0]
+        finally:
+            if progress is not None:
+                progress.close()
+        plan.scores = result[:, plan.junctions].astype(np.float32, copy=False)
+        return
     if several:
         # Windows end at sentence ends where they can (no overlap there: fewer tokens), else overlap.
         parts = []  # (plan, window start in its sequence, size, first junction kept, junctions kept)
