@@ -20,6 +20,7 @@ from bisect import bisect_left
 
 import numpy as np
 
+from .hashindex import pick
 from .weights import WordDecoding
 
 INF = math.inf
@@ -76,19 +77,24 @@ def _divide(a: float, b: float) -> float:
 
 class _Strings:
     """Every string of `text` of 1..max_n characters looked up once: autonomy, counts and log p
-    by (start, length), as WordTable's *_at lookups give them."""
+    by (start, length), as WordTable's *_at lookups give them (the same search, the same `pick`)."""
 
     def __init__(self, table, text: str):
         self.size, self.max_n = len(text), table.max_n
         columns = ("autonomy", "counts") + (("logp",) if table.unigram is not None else ())
-        values = table._values(text, table.max_n, columns)
-        self.autonomy, self.counts = values[0].tolist(), values[1].tolist()
-        self.logp = values[2].tolist() if table.unigram is not None else None
         self.missing = {name: float(table._column(1, name)[1]) for name in columns}
+        by_length = {name: [] for name in columns}  # [name][n - 1][start]
+        hashes = table._string_hashes(text, self.max_n)
+        for n in range(1, min(self.max_n, len(hashes)) + 1):
+            slot, found = table._find(n, hashes[n - 1])
+            for name in columns:
+                by_length[name].append(pick(*table._column(n, name), slot, found).tolist())
+        self.autonomy, self.counts = by_length["autonomy"], by_length["counts"]
+        self.logp = by_length["logp"] if table.unigram is not None else None
 
     def _at(self, column, name: str, start: int, length: int) -> float:
-        if 1 <= length <= self.max_n and start >= 0 and start + length <= self.size:
-            return column[start][length - 1]
+        if 1 <= length <= len(column) and 0 <= start <= self.size - length:
+            return column[length - 1][start]
         return self.missing[name]
 
     def count(self, start: int, length: int) -> float:
@@ -234,25 +240,28 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
 
 
 def _word_values(strings: _Strings, options: WordDecoding, at: int, room: int) -> list[float]:
-    """WordDecoding.word_values of the words starting at `at`, `room` characters left in its run."""
+    """WordDecoding.word_values of the words starting at `at`, `room` characters left in its run
+    (inside the text: every length up to room is a string of it)."""
+    fits = min(room, options.max_len)
+    known_lengths = min(fits, len(strings.autonomy))  # longer: not in the table
+    autonomies = [strings.autonomy[n][at] for n in range(known_lengths)] + [math.nan] * (fits - known_lengths)
+    logps = ([strings.logp[n][at] for n in range(known_lengths)] + [strings.missing["logp"]] * (fits - known_lengths)
+             if strings.logp is not None and options.gamma else None)
+    alpha, unseen, bonus = options.alpha, options.unseen, options.bonus
     values = []
-    for length in range(1, options.max_len + 1):
-        if length > room:
-            values.append(-INF)
-            continue
-        autonomy = strings.autonomy_of(at, length)
+    for length, autonomy in enumerate(autonomies, 1):
         if length == 1:
             known = 0.0 if autonomy != autonomy else _MAX_FLOAT if autonomy == INF else -_MAX_FLOAT \
                 if autonomy == -INF else autonomy
         else:
-            known = options.unseen if autonomy != autonomy else autonomy
-        value = options.alpha * known * float(length)
-        if options.bonus:
-            value += options.bonus if length >= 3 and autonomy >= options.bonus_from else 0.0
-        if strings.logp is not None and options.gamma:
-            value += options.gamma * strings.logp_of(at, length)
+            known = unseen if autonomy != autonomy else autonomy
+        value = alpha * known * float(length)
+        if bonus:
+            value += bonus if length >= 3 and autonomy >= options.bonus_from else 0.0
+        if logps is not None:
+            value += options.gamma * logps[length - 1]
         values.append(value)
-    return values
+    return values + [-INF] * (options.max_len - fits)
 
 
 def _decoded_words(cut: list[bool], runs) -> list[tuple[int, int, int, int]]:
