@@ -260,7 +260,7 @@ class Segmenter(JiebaCalls):
             plans = _score_texts(self.reader, texts, self.window, self.overlap, batch_size or self.batch_size,
                                  show_progress)
             return self._assemble(plans, level, None, words_only)
-        from .run.cores import in_worker_thread, text_chunks
+        from .run.cores import in_worker_thread, text_chunks, text_slices
         from .run.processes import chunk_chars
 
         workers = getattr(self.reader, "workers", None)  # onnx_engine.OnnxReader on more than one core
@@ -274,6 +274,8 @@ class Segmenter(JiebaCalls):
             chunks = text_chunks(lengths, workers.count, chunk_chars(sum(lengths), workers.count)) if helpers else []
             if len(chunks) < 2:  # too few characters for two chunks of a helper's size: threads
                 helpers, chunks = 0, text_chunks(lengths, workers.count)
+        in_slices = len(chunks) < 2  # no other core: a large batch in slices, one after another (memory)
+        chunks = text_slices(lengths) if in_slices else chunks
         if len(chunks) < 2:  # one core, or a batch too small to share: all in this thread
             return self._assemble(self.score_texts(texts, batch_size, show_progress), level, None, words_only)
         # The cores share the batch: chunks of texts scored and assembled at once by helper
@@ -289,6 +291,8 @@ class Segmenter(JiebaCalls):
 
         if helpers:
             found_in_chunks = self._helpers.map(self, helpers, chunk_tokens, chunks, texts, level, size, words_only)
+        elif in_slices:
+            found_in_chunks = (chunk_tokens(chunk) for chunk in chunks)
         else:
             found_in_chunks = workers.map(chunk_tokens, chunks)
         tokens: list = [None] * len(texts)

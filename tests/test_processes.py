@@ -138,17 +138,20 @@ def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folde
 
 
 def test_a_large_batch_goes_to_helpers_in_larger_chunks():
-    """processes.chunk_chars: PROCESS_CHUNKS.per_worker chunks a core where that makes them larger
-    than the smallest, never larger than the largest (every chunk pays the decoder's fixed work)."""
+    """processes.chunk_chars: one chunk a core (of about equal size) where that makes them larger
+    than the smallest, never larger than the largest (every chunk pays the decoder's fixed work);
+    a larger batch in chunks of about equal size, up to the largest."""
     from segmenter.run.cores import THREAD_CHUNKS, text_chunks
     from segmenter.run.processes import PROCESS_CHUNKS, chunk_chars
 
     smallest, largest, per_core = PROCESS_CHUNKS.smallest, PROCESS_CHUNKS.largest, PROCESS_CHUNKS.per_worker
-    assert THREAD_CHUNKS.smallest < smallest and THREAD_CHUNKS.largest < largest  # a helper's chunks are larger
-    assert chunk_chars(16_384, 2) == chunk_chars(64_000, 2) == smallest
-    assert smallest < chunk_chars(200_000, 2) == 200_000 // (2 * per_core) < largest
-    assert chunk_chars(10_000_000, 2) == largest
-    lengths = [50] * 4_000  # 200 k characters on 2 cores
+    assert THREAD_CHUNKS.smallest < smallest and THREAD_CHUNKS.largest <= largest  # a helper's chunks are larger
+    assert chunk_chars(8_000, 2) == chunk_chars(16_384, 2) == smallest
+    assert smallest < chunk_chars(64_000, 2) == 64_000 // (2 * per_core) <= largest
+    assert chunk_chars(79_111, 2) == 39_556  # the 1,000 PKU sentences of issue 57: one chunk a core
+    assert chunk_chars(10_000_000, 2) <= largest and chunk_chars(10_000_000, 2) > 0.99 * largest
+    assert chunk_chars(5 * largest // 2, 2) == -(-5 * largest // 6)  # 3 equal chunks, not 2 full ones and a half
+    lengths = [50] * 1_600  # 80 k characters on 2 cores
     chunks = text_chunks(lengths, 2, chunk_chars(sum(lengths), 2))
-    assert 2 * per_core <= len(chunks) <= 2 * per_core + 1
-    assert sorted(i for chunk in chunks for i in chunk) == list(range(4_000))
+    assert len(chunks) == 2 * per_core and abs(len(chunks[0]) - len(chunks[1])) <= 1
+    assert sorted(i for chunk in chunks for i in chunk) == list(range(1_600))

@@ -43,19 +43,21 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from typing import Callable, Iterator
 
-from .cores import ChunkSizes, as_worker_task, in_worker_thread
+from .cores import SLICE_CHARS, ChunkSizes, as_worker_task, in_worker_thread
 
 logger = logging.getLogger(__name__)
 
 # A batch is shared with helpers from PROCESS_CHARS characters (below: threads, cores.py). A
 # helper's chunks are larger than a thread's (cores.THREAD_CHUNKS): each costs ~1 ms of pickling
 # either way, and a small chunk is cut less efficiently per character (fewer windows per encoder
-# run, more runs of the decoder): a chunk is 8 k characters (~0.1 s of work) or more. A large
-# batch gets `per_worker` chunks a core, larger ones up to 32 k: every chunk pays a chunk's fixed
-# work again (the decoder's word-table passes, the rules over its text), with enough chunks left
-# to balance the cores at the end.
+# run, more runs of the decoder): a chunk is 8 k characters (~0.1 s of work) or more. Every chunk
+# pays a batch's fixed work again, most of it the word table's searches, which walk the table
+# once per call (issue 57, one thread on 1,000 PKU sentences, 79 k characters: ~3% more CPU in
+# 2 chunks than whole, ~15% in 5, ~30% in 10, as 8 k chunks a core made it): so one chunk a core
+# up to cores.SLICE_CHARS characters (a helper then cuts its chunk whole), and chunks of that
+# size beyond, taken in turn by whoever is free, which balances the cores at the end.
 PROCESS_CHARS = 8_192
-PROCESS_CHUNKS = ChunkSizes(smallest=8_192, largest=32_768, per_worker=6)
+PROCESS_CHUNKS = ChunkSizes(smallest=8_192, largest=SLICE_CHARS, per_worker=1)
 IN_FLIGHT = 1  # chunks handed to each helper at a time (more: the parent may wait at a batch's end)
 
 
