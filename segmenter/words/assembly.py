@@ -67,6 +67,12 @@ def texts_of(plans: list[TextPlan]) -> Texts:
 
 def cut_ends_of(texts: Texts, plans: list[TextPlan], cuts: list[np.ndarray]) -> np.ndarray:
     """cut_ends of each plan at once: the batch's word ends in texts.text (text.batch.Texts)."""
+    if len(plans) == 1:  # one text (lcut): its run ends and cuts as a set, sorted
+        plan = plans[0]
+        ends = {run.end for run in plan.runs}
+        if len(plan.junctions):
+            ends.update((plan.positions[plan.junctions[cuts[0]]] + 1).tolist())
+        return np.array(sorted(ends), dtype=np.int64)
     starts = texts.starts.tolist()
     run_ends = [start + run.end for start, plan in zip(starts, plans) for run in plan.runs]
     cut = [plan.positions[plan.junctions[c]] if len(plan.junctions) else _NO_ENDS for plan, c in zip(plans, cuts)]
@@ -100,6 +106,11 @@ def tokens(text: str, ends: np.ndarray) -> list[Token]:
 def tokens_of(texts: Texts, ends: np.ndarray, words_only: bool = False) -> list[list[Token]] | list[list[str]]:
     """The tokens of each text, from the batch's word ends (text.batch.Texts): one pass over all words.
     words_only: the words alone (segment_batch's answer, without a Token per word)."""
+    bounds = ends.tolist() if len(texts) == 1 else None
+    if bounds is not None and (not bounds or bounds[0] > 0):  # one text: its words in Python
+        text, starts = texts.text, [0, *bounds[:-1]]
+        words = [text[start:end] for start, end in zip(starts, bounds)]
+        return [words if words_only else list(map(Token, words, starts, bounds))]
     ends, owner = texts.owners(ends)
     offset = texts.starts[owner]
     begin = np.maximum(np.concatenate([np.zeros(1, np.int64), ends[:-1]]), offset)  # a text's first word: its start
