@@ -196,6 +196,11 @@ def test_the_graph_ends_with_the_scores_and_graphs_exported_before_still_read(ex
             None, {LOGITS: floored, "attention_mask": mask})
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-5)
         assert np.abs(expected).max() < 25  # the floor keeps the scores finite
+        full = np.ones_like(mask)  # no padding and small logits: no row near the floor
+        small = np.random.default_rng(0).normal(size=logits.shape).astype(np.float32)
+        got, = onnxruntime.InferenceSession(only_tail.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, {LOGITS: small, "attention_mask": full})
+        np.testing.assert_array_equal(got, scores_from_logits(small, full.sum(axis=1) - 2))
     # the forms exported before: logits alone, and logits with each row's max
     before, with_max = (shutil.copytree(one, tmp_path / name) for name in ("before", "with_max"))
     onnx.save(_logits_graph(onnx.load(str(one / "model.onnx"))), str(before / "model.onnx"))

@@ -9,12 +9,12 @@ The trace ends them with a Concat of the layers' heads and a Gather into the pro
 with one layer and heads already in order (both shipped models: one head) those are two copies
 of the whole tensor, 4 MiB for 64 windows of 128 tokens, that change nothing. score_tail then
 appends the nodes that read the scores from the logits, as numpy_ops.scores_from_logits does
-(the same float32 operations; the rows' log-sum-exp differs from numpy's in the last bit at most,
-and only rows near the floor read it): onnx_engine.OnnxReader gets the scores from the session
+(the same float32 operations; the log-sum-exp, read only on rows near the floor, may differ from
+numpy's in its last bit: onnxruntime sums in another order): onnx_engine.OnnxReader gets the scores from the session
 with no numpy work after it, and nothing of (B, K, T, T) is copied out of onnxruntime. On the
 shipped graphs the scores of every real junction of 1,000 pku_dev sentences are those of the
-logits read in numpy, bit for bit (padding rows within 2e-6), the words the same; a batch's CPU
-time 1-3% lower (issue 57). Graphs finished before (logits, or logits and each row's max:
+logits read in numpy, bit for bit (all within 2e-6), the words the same; the graph and its
+reading cost the same CPU time as before to within 2% (issue 57), with nothing left for numpy. Graphs finished before (logits, or logits and each row's max:
 ROW_MAX) still read, through numpy_ops.scores_from_logits.
 """
 from __future__ import annotations
@@ -122,10 +122,12 @@ def score_tail(model) -> None:
     """End the graph with the boundary scores (B, K, T - 3) that numpy_ops.scores_from_logits
     reads from the logits, op for op, instead of returning the (B, K, T, T) logits: the junction
     after character j reads row i = j + 1's entry at [SEP] (column sum(mask) - 1) and at i + 1
-    (GatherElements), their difference; where the smaller of the two lies within LOG_FLOOR + log T
-    of the row's max (compared in float64, as numpy does), the floored log-softmax difference
-    with the row's exact log-sum-exp. The nodes are appended: the encoder and its int8 weights
-    and scales stay as they were. A graph that ends with the scores already is left as it is."""
+    (GatherElements), their difference; the rows where the smaller of the two lies within
+    LOG_FLOOR + log T of the row's max (compared in float64, as numpy does) are gathered (NonZero,
+    GatherND), get the floored log-softmax difference with their exact log-sum-exp, and are
+    scattered back (ScatterND): no exp over the other rows. The nodes are appended: the encoder
+    and its int8 weights and scales stay as they were. A graph that ends with the scores already
+    is left as it is."""
     from onnx import TensorProto, helper
 
     graph = model.graph
@@ -190,19 +192,29 @@ def score_tail(model) -> None:
         node("Log", [name("tokens64")], [name("log_tokens")]),
         node("Add", [name("log_floor"), name("log_tokens")], [name("limit")]),
         node("Less", [name("below64"), name("limit")], [name("near")]),
-        # the exact log-sum-exp of every row, as numpy: log(sum(exp(row - max))) + max
-        node("Sub", [LOGITS, name("top")], [name("shifted")]),
+        # the rows near the floor alone, as numpy: their exact log-sum-exp, log(sum(exp(row - max))) + max
+        node("Squeeze", [name("near"), name("axis3")], [name("near3")]),  # (B, K, T)
+        node("NonZero", [name("near3")], [name("near_at")]),  # (3, N)
+        node("Transpose", [name("near_at")], [name("near_index")], perm=[1, 0]),  # (N, 3)
+        node("GatherND", [LOGITS, name("near_index")], [name("near_rows")]),  # (N, T)
+        reduce("ReduceMax", name("near_rows"), name("peak")),  # (N, 1)
+        node("Sub", [name("near_rows"), name("peak")], [name("shifted")]),
         node("Exp", [name("shifted")], [name("exp")]),
         reduce("ReduceSum", name("exp"), name("total")),
         node("Log", [name("total")], [name("log_total0")]),
-        node("Add", [name("log_total0"), name("top")], [name("log_total")]),
-        node("Sub", [name("to_sep"), name("log_total")], [name("log_sep")]),
-        node("Sub", [name("to_next"), name("log_total")], [name("log_next")]),
+        node("Add", [name("log_total0"), name("peak")], [name("log_total1")]),
+        node("Squeeze", [name("log_total1"), name("axes_last")], [name("log_total")]),  # (N,)
+        node("Squeeze", [name("to_sep"), name("axis3")], [name("to_sep3")]),
+        node("Squeeze", [name("to_next"), name("axis3")], [name("to_next3")]),
+        node("GatherND", [name("to_sep3"), name("near_index")], [name("near_sep")]),
+        node("GatherND", [name("to_next3"), name("near_index")], [name("near_next")]),
+        node("Sub", [name("near_sep"), name("log_total")], [name("log_sep")]),
+        node("Sub", [name("near_next"), name("log_total")], [name("log_next")]),
         node("Max", [name("log_sep"), name("floor")], [name("floored_sep")]),
         node("Max", [name("log_next"), name("floor")], [name("floored_next")]),
         node("Sub", [name("floored_sep"), name("floored_next")], [name("exact")]),
-        node("Where", [name("near"), name("exact"), name("difference")], [name("chosen")]),
-        node("Squeeze", [name("chosen"), name("axis3")], [name("all_rows")]),  # (B, K, T)
+        node("Squeeze", [name("difference"), name("axis3")], [name("difference3")]),  # (B, K, T)
+        node("ScatterND", [name("difference3"), name("near_index"), name("exact")], [name("all_rows")]),
         node("Slice", [name("all_rows"), name("one"), name("end"), name("axis2")], [SCORES]),  # rows 1 .. T - 3
     ]
     graph.node.extend(nodes)
