@@ -20,11 +20,12 @@ from bisect import bisect_left
 
 import numpy as np
 
-from .hashindex import pick
+from .hashindex import MULTIPLIER, pick
 from .weights import WordDecoding
 
 INF = math.inf
 _MAX_FLOAT = float(np.finfo(np.float64).max)  # what np.nan_to_num makes of inf
+_MULTIPLIER, _MASK = int(MULTIPLIER), (1 << 64) - 1
 
 
 def viterbi_run(gain: list[float], value: list[list[float]], size: int, n: int | None = None) -> list[int]:
@@ -76,35 +77,48 @@ def _divide(a: float, b: float) -> float:
 
 
 class _Strings:
-    """Every string of `text` of 1..max_n characters looked up once: autonomy, counts and log p
-    by (start, length), as WordTable's *_at lookups give them (the same search, the same `pick`)."""
+    """The strings of `text` of 1..max_n characters, looked up on first use, a length and a column
+    at a time: autonomy, counts and log p by (start, length), as WordTable's *_at lookups give
+    them (the same hashes, computed here in Python ints: hashindex.hash_step wraps mod 2**64 as
+    they do; the same search, WordTable._find; the same `pick`)."""
 
     def __init__(self, table, text: str):
-        self.size, self.max_n = len(text), table.max_n
-        columns = ("autonomy", "counts") + (("logp",) if table.unigram is not None else ())
+        self.table, self.size, self.max_n = table, len(text), table.max_n
+        self.longest = min(self.max_n, len(text))  # the lengths looked up
+        self.logp = table.unigram is not None  # whether log p can be read
+        columns = ("autonomy", "counts") + (("logp",) if self.logp else ())
         self.missing = {name: float(table._column(1, name)[1]) for name in columns}
-        by_length = {name: [] for name in columns}  # [name][n - 1][start]
-        hashes = table._string_hashes(text, self.max_n)
-        for n in range(1, min(self.max_n, len(hashes)) + 1):
-            slot, found = table._find(n, hashes[n - 1])
-            for name in columns:
-                by_length[name].append(pick(*table._column(n, name), slot, found).tolist())
-        self.autonomy, self.counts = by_length["autonomy"], by_length["counts"]
-        self.logp = by_length["logp"] if table.unigram is not None else None
+        self._hashes = [[ord(ch) for ch in text]]  # [n]: of the strings of n characters; [0]: code points
+        self._found: dict[int, tuple] = {}  # n -> (slot, found)
+        self._values: dict[tuple[str, int], list[float]] = {}  # (column, n) -> value of each start
 
-    def _at(self, column, name: str, start: int, length: int) -> float:
-        if 1 <= length <= len(column) and 0 <= start <= self.size - length:
-            return column[length - 1][start]
+    def row(self, name: str, n: int) -> list[float]:
+        """Column `name` of the strings of n characters (1 <= n <= longest), by start."""
+        values = self._values.get((name, n))
+        if values is None:
+            found = self._found.get(n)
+            if found is None:
+                hashes, codes = self._hashes, self._hashes[0]
+                while len(hashes) <= n:  # h <- h * MULTIPLIER + code point, wrapping
+                    k, before = len(hashes), hashes[-1] if len(hashes) > 1 else [0] * len(codes)
+                    hashes.append([(h * _MULTIPLIER + c) & _MASK for h, c in zip(before, codes[k - 1 :])])
+                found = self._found[n] = self.table._find(n, np.array(hashes[n], dtype=np.uint64))
+            values = self._values[name, n] = pick(*self.table._column(n, name), *found).tolist()
+        return values
+
+    def _at(self, name: str, start: int, length: int) -> float:
+        if 1 <= length <= self.longest and 0 <= start <= self.size - length:
+            return self.row(name, length)[start]
         return self.missing[name]
 
     def count(self, start: int, length: int) -> float:
-        return self._at(self.counts, "counts", start, length)
+        return self._at("counts", start, length)
 
     def autonomy_of(self, start: int, length: int) -> float:
-        return self._at(self.autonomy, "autonomy", start, length)
+        return self._at("autonomy", start, length)
 
     def logp_of(self, start: int, length: int) -> float:
-        return self._at(self.logp, "logp", start, length)
+        return self._at("logp", start, length)
 
     def margin(self, start: int, pieces) -> float:
         """WordTable.logp_margin_at of one string: log p(whole) minus each piece's, left to right."""
@@ -145,12 +159,12 @@ class TextLookups:
         return self._values_at(text, starts, lengths, self.strings.autonomy_of)
 
     def logp_at(self, text, starts, lengths):
-        if text is not self.text or self.strings.logp is None:
+        if text is not self.text or not self.strings.logp:
             return self.table.logp_at(text, starts, lengths)
         return self._values_at(text, starts, lengths, self.strings.logp_of)
 
     def logp_margin_at(self, text, starts, pieces, sizes=None):
-        if text is not self.text or self.strings.logp is None:
+        if text is not self.text or not self.strings.logp:
             return self.table.logp_margin_at(text, starts, pieces, sizes)
         starts = np.asarray(starts, dtype=np.int64).tolist()
         if sizes is not None:  # every string's pieces, flat
@@ -243,10 +257,10 @@ def _word_values(strings: _Strings, options: WordDecoding, at: int, room: int) -
     """WordDecoding.word_values of the words starting at `at`, `room` characters left in its run
     (inside the text: every length up to room is a string of it)."""
     fits = min(room, options.max_len)
-    known_lengths = min(fits, len(strings.autonomy))  # longer: not in the table
-    autonomies = [strings.autonomy[n][at] for n in range(known_lengths)] + [math.nan] * (fits - known_lengths)
-    logps = ([strings.logp[n][at] for n in range(known_lengths)] + [strings.missing["logp"]] * (fits - known_lengths)
-             if strings.logp is not None and options.gamma else None)
+    known = min(fits, strings.longest)  # longer: not in the table
+    autonomies = [strings.row("autonomy", n)[at] for n in range(1, known + 1)] + [math.nan] * (fits - known)
+    logps = ([strings.row("logp", n)[at] for n in range(1, known + 1)] + [strings.missing["logp"]] * (fits - known)
+             if strings.logp and options.gamma else None)
     alpha, unseen, bonus = options.alpha, options.unseen, options.bonus
     values = []
     for length, autonomy in enumerate(autonomies, 1):
