@@ -54,10 +54,11 @@ THREAD_CHUNKS = ChunkSizes(smallest=1_024, largest=16_384, per_worker=1)
 # after the other: a batch's plans and the decoder's arrays grow with its characters, a slice's
 # do not. Each slice pays a batch's fixed work again (most of it the word table's searches,
 # which walk the table once per call): issue 57, a one-thread process segmenting 1,000 PKU
-# sentences (79 k characters) peaked 156 MB whole, 145 MB in 2 slices (~3% more CPU), 143 MB in
-# 3 (~8% more), 139 MB in 5 (~15% more). The words are those of the whole batch: every text is
-# cut as it would be alone.
-SLICE_CHARS = 40_960
+# sentences (79 k characters) peaked 156 MB whole, 145 MB in 2 slices (~3% more CPU), 141 MB in
+# 3 (~5-8% more), 139 MB in 5 (~15% more); 3 keep the 150 MB of the issue with room. The words
+# are those of the whole batch: every text is cut as it would be alone. Not in a helper or
+# worker process: its chunks are bounded already (processes.PROCESS_CHUNKS, parallel.CHUNK_CHARS).
+SLICE_CHARS = 32_768
 
 
 def available_cores() -> int:
@@ -144,10 +145,12 @@ def text_chunks(lengths: list[int], threads: int, chunk_chars: int | None = None
 def text_slices(lengths: list[int]) -> list[list[int]]:
     """Indices of texts in slices of at most about SLICE_CHARS characters, as few as that allows,
     of about equal size, cut one after another in one thread (memory: SLICE_CHARS says why);
-    [all indices] for a batch of SLICE_CHARS characters or fewer."""
+    [all indices] for a batch of SLICE_CHARS characters or fewer, and in a helper or worker process."""
+    import multiprocessing
+
     total = sum(lengths)
     slices = -(-total // SLICE_CHARS)
-    if slices < 2 or len(lengths) < 2:
+    if slices < 2 or len(lengths) < 2 or multiprocessing.parent_process() is not None:
         return [list(range(len(lengths)))]
     return by_length(lengths, -(-total // slices))
 

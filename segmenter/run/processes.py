@@ -43,7 +43,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from typing import Callable, Iterator
 
-from .cores import SLICE_CHARS, ChunkSizes, as_worker_task, in_worker_thread
+from .cores import ChunkSizes, as_worker_task, in_worker_thread
 
 logger = logging.getLogger(__name__)
 
@@ -54,10 +54,11 @@ logger = logging.getLogger(__name__)
 # pays a batch's fixed work again, most of it the word table's searches, which walk the table
 # once per call (issue 57, one thread on 1,000 PKU sentences, 79 k characters: ~3% more CPU in
 # 2 chunks than whole, ~15% in 5, ~30% in 10, as 8 k chunks a core made it): so one chunk a core
-# up to cores.SLICE_CHARS characters (a helper then cuts its chunk whole), and chunks of that
-# size beyond, taken in turn by whoever is free, which balances the cores at the end.
+# up to 40 k characters (the 1,000 PKU sentences: one chunk of 39.5 k each on 2 cores), and
+# chunks of about equal size beyond, taken in turn by whoever is free, which balances the cores
+# at the end. A helper cuts its chunk whole (cores.text_slices).
 PROCESS_CHARS = 8_192
-PROCESS_CHUNKS = ChunkSizes(smallest=8_192, largest=SLICE_CHARS, per_worker=1)
+PROCESS_CHUNKS = ChunkSizes(smallest=8_192, largest=40_960, per_worker=1)
 IN_FLIGHT = 1  # chunks handed to each helper at a time (more: the parent may wait at a batch's end)
 
 
