@@ -231,8 +231,12 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
     scores = [min(max(beta * m, -beta * clip), beta * clip) for m in flat]
     cut = [m > 0 for m in flat]
     strings = table.strings if isinstance(table, TextLookups) and table.text is joined else _Strings(table, joined)
+    # the lengths a word may have (in the longest run) and the table may hold
+    known = range(1, min(options.max_len, strings.longest, max(size for _, size, _ in runs)) + 1)
+    autonomy = [strings.row("autonomy", n) for n in known]
+    logp = [strings.row("logp", n) for n in known] if strings.logp and options.gamma else None
     for start, size, first in runs:
-        value = [_word_values(strings, options, start + k, size - k) for k in range(size)]
+        value = [_word_values(autonomy, logp, strings, options, start + k, size - k) for k in range(size)]
         gain = [scores[first + k] for k in range(size - 1)] + [0.0]
         ends = set(viterbi_run(gain, value, size))
         for k in range(size - 1):
@@ -253,14 +257,15 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
     return [np.array(c, dtype=bool) for c in out]
 
 
-def _word_values(strings: _Strings, options: WordDecoding, at: int, room: int) -> list[float]:
+def _word_values(autonomy: list, logp: list | None, strings: _Strings, options: WordDecoding, at: int,
+                 room: int) -> list[float]:
     """WordDecoding.word_values of the words starting at `at`, `room` characters left in its run
-    (inside the text: every length up to room is a string of it)."""
+    (inside the text: every length up to room is a string of it). autonomy, logp: the strings'
+    rows of each length the table may hold (_Strings.row), logp None: no unigram term."""
     fits = min(room, options.max_len)
-    known = min(fits, strings.longest)  # longer: not in the table
-    autonomies = [strings.row("autonomy", n)[at] for n in range(1, known + 1)] + [math.nan] * (fits - known)
-    logps = ([strings.row("logp", n)[at] for n in range(1, known + 1)] + [strings.missing["logp"]] * (fits - known)
-             if strings.logp and options.gamma else None)
+    known = min(fits, len(autonomy))  # longer: not in the table
+    autonomies = [autonomy[n][at] for n in range(known)] + [math.nan] * (fits - known)
+    logps = None if logp is None else [logp[n][at] for n in range(known)] + [strings.missing["logp"]] * (fits - known)
     alpha, unseen, bonus = options.alpha, options.unseen, options.bonus
     values = []
     for length, autonomy in enumerate(autonomies, 1):
