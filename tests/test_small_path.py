@@ -53,16 +53,16 @@ def test_segment_is_the_batch_path(shipped, text, others, granularity):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=texts, standard=st.sampled_from(["general", "pku", "msr", "ud"]),
+@given(text=texts, others=st.lists(texts, max_size=3), standard=st.sampled_from(["general", "pku", "msr", "ud"]),
        granularity=st.sampled_from(["fine", "default", "coarse"]))
-def test_the_python_decoder_decides_as_the_numpy_one(shipped, text, standard, granularity, monkeypatch):
-    plan = shipped.score_texts([text])[0]
-    few = shipped.assemble([plan], granularity, standard=standard)[0]
-    with monkeypatch.context() as patch:
-        patch.setattr(decoding, "FEW_CHARS", 0)
-        patch.setattr(word_rules, "FEW_WORDS", 0)
-        batch = shipped.assemble([plan], granularity, standard=standard)[0]
-    assert few == batch
+def test_the_python_decoder_decides_as_the_numpy_one(shipped, text, others, standard, granularity, monkeypatch):
+    plans = shipped.score_texts([text, *others])  # a few texts: one batch text of a few characters
+    for batch in ([plans[0]], plans):
+        few = shipped.assemble(batch, granularity, standard=standard)
+        with monkeypatch.context() as patch:
+            patch.setattr(decoding, "FEW_CHARS", 0)
+            patch.setattr(word_rules, "FEW_WORDS", 0)
+            assert few == shipped.assemble(batch, granularity, standard=standard)
 
 
 @pytest.mark.parametrize("text", SENTENCES)
