@@ -103,6 +103,9 @@ def read_junction_scores(
     # The model sequences of the batch side by side, encoded at once: ids[base[p] + q] is plan p's q-th input.
     sequences = [plan.text if plan.spaceless
                  else "".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space") for plan in todo]
+    if len(todo) == 1 and len(sequences[0]) <= window and not line_starts(todo[0]):
+        _read_one_window(reader, todo[0], reader.vocab.encode(sequences[0]), batch_size, show_progress)
+        return
     lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(todo))
     base = np.cumsum(lengths) - lengths
     ids = reader.vocab.encode("".join(sequences))
@@ -116,20 +119,6 @@ def read_junction_scores(
     first, kept = np.zeros(len(todo), dtype=np.int64), per_plan.copy()
     lines = [line_starts(plan) for plan in todo]
     several = [p for p in range(len(todo)) if lengths[p] > window or lines[p]]
-    if len(todo) == 1 and not several:  # one text in one window (a short sentence): its scores at once
-        plan = todo[0]
-        progress = None
-        if progress_enabled(show_progress):
-            from tqdm.auto import tqdm
-
-            progress = tqdm(total=int(lengths[0]), unit="char", desc="segmenting", leave=False)
-        try:
-            result = reader.read([ids], batch_size, progress)[0]
-        finally:
-            if progress is not None:
-                progress.close()
-        plan.scores = result[:, plan.junctions].astype(np.float32, copy=False)
-        return
     if several:
         # Windows end at sentence ends where they can (no overlap there: fewer tokens), else overlap.
         parts = []  # (plan, window start in its sequence, size, first junction kept, junctions kept)
@@ -171,3 +160,19 @@ def read_junction_scores(
     gathered = np.concatenate(results, axis=1)[:, where].astype(np.float32, copy=False)
     for plan, a, b in zip(todo, plan_first.tolist(), (plan_first + per_plan).tolist()):
         plan.scores = gathered[:, a:b]
+
+
+def _read_one_window(reader: WindowReader, plan: TextPlan, ids: np.ndarray, batch_size: int, show_progress) -> None:
+    """read_junction_scores of one text that fits one window (a short sentence): the window is its
+    model sequence, and its junctions are the window's columns (no window table to build)."""
+    progress = None
+    if progress_enabled(show_progress):
+        from tqdm.auto import tqdm
+
+        progress = tqdm(total=len(ids), unit="char", desc="segmenting", leave=False)
+    try:
+        result = reader.read([ids], batch_size, progress)[0]
+    finally:
+        if progress is not None:
+            progress.close()
+    plan.scores = result[:, plan.junctions].astype(np.float32, copy=False)
