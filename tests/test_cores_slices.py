@@ -30,6 +30,7 @@ def tiny(tmp_path_factory):
                      window=30, overlap=8)
 
 
+@pytest.mark.slow
 def test_one_thread_cuts_a_large_batch_in_slices_with_the_same_words(tiny, monkeypatch):
     rng = random.Random(3)
     texts = ["".join(rng.choice(TINY_CHARS + "，。 a1") for _ in range(rng.choice([0, 3, 20, 80, 200])))
