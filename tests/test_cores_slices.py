@@ -46,3 +46,25 @@ def test_one_thread_cuts_a_large_batch_in_slices_with_the_same_words(tiny, monke
     assert len(seen) == 2 and len(seen[0]) >= 3  # sliced, each call
     with pytest.raises(ValueError):  # a bad granularity fails as on the whole batch
         tiny.segment_batch(texts, granularity="nonsense")
+
+
+@pytest.mark.slow
+def test_the_shipped_table_is_mapped_and_builds_no_index():
+    """The word table's columns are read-only maps of ngrams.npz (helper processes share its pages),
+    and a large batch builds no KeyIndex (20 MB a process: table.WordTable._find)."""
+    import mmap
+
+    import numpy as np
+
+    segmenter = Segmenter(num_threads=1)
+    table = segmenter.word_table
+    keys = table.tables[3][0]
+    base = keys
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    base = base.obj if isinstance(base, memoryview) else base
+    assert isinstance(base, mmap.mmap) and not keys.flags.writeable
+    rng = random.Random(5)
+    text = "".join(rng.choice("我们中国人民经济发展社会主义建设今天北京政府工作报告，。") for _ in range(3_000))
+    segmenter.segment_batch([text] * 4)
+    assert table._indexes == {}
