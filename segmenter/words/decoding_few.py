@@ -264,21 +264,24 @@ def _word_values(autonomy: list, logp: list | None, strings: _Strings, options: 
     rows of each length the table may hold (_Strings.row), logp None: no unigram term."""
     fits = min(room, options.max_len)
     known = min(fits, len(autonomy))  # longer: not in the table
-    autonomies = [autonomy[n][at] for n in range(known)] + [math.nan] * (fits - known)
-    logps = None if logp is None else [logp[n][at] for n in range(known)] + [strings.missing["logp"]] * (fits - known)
-    alpha, unseen, bonus = options.alpha, options.unseen, options.bonus
+    alpha, unseen, bonus, gamma = options.alpha, options.unseen, options.bonus, options.gamma
     values = []
-    for length, autonomy in enumerate(autonomies, 1):
-        if length == 1:
-            known = 0.0 if autonomy != autonomy else _MAX_FLOAT if autonomy == INF else -_MAX_FLOAT \
-                if autonomy == -INF else autonomy
+    for n in range(fits):  # the word of n + 1 characters
+        if n < known:
+            a = autonomy[n][at]
+            p = logp[n][at] if logp is not None else 0.0
         else:
-            known = unseen if autonomy != autonomy else autonomy
-        value = alpha * known * float(length)
+            a, p = math.nan, strings.missing.get("logp", 0.0)
+        if a != a:
+            value = alpha * (0.0 if n == 0 else unseen) * float(n + 1)
+        elif n == 0 and (a == INF or a == -INF):  # np.nan_to_num's ends
+            value = alpha * math.copysign(_MAX_FLOAT, a) * 1.0
+        else:
+            value = alpha * a * float(n + 1)
         if bonus:
-            value += bonus if length >= 3 and autonomy >= options.bonus_from else 0.0
-        if logps is not None:
-            value += options.gamma * logps[length - 1]
+            value += bonus if n >= 2 and a >= options.bonus_from else 0.0
+        if logp is not None:
+            value += gamma * p
         values.append(value)
     return values + [-INF] * (options.max_len - fits)
 
@@ -319,12 +322,13 @@ def _join_units(cut, runs, strings: _Strings, table, options: WordDecoding) -> N
 def _four_candidates(cut, runs, strings: _Strings):
     words = _decoded_words(cut, runs)
     candidates = []  # (first word, words), 2-word ones first, then 3, then 4, each by first word
+    run_of, lengths = [w[0] for w in words], [w[2] for w in words]
     for count in (2, 3, 4):
         for first in range(len(words) - count + 1):
-            group = words[first : first + count]
-            if (group[0][0] == group[-1][0] and sum(w[2] for w in group) == 4
-                    and min(w[2] for w in group) == 1):
-                candidates.append((first, count))
+            if run_of[first] == run_of[first + count - 1]:
+                group = lengths[first : first + count]
+                if sum(group) == 4 and min(group) == 1:
+                    candidates.append((first, count))
     return words, [(first, count, strings.count(words[first][1], 4)) for first, count in candidates]
 
 
