@@ -130,7 +130,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     if texts is None:
         texts = Texts([plan.text for plan in plans], [plan.runs for plan in plans])
     if len(texts.text) <= FEW_CHARS:
-        return cut_junctions_few(plans, combined, table, options, texts)
+        return cut_junctions_few(plans, combined, table, options, texts, COHESIVE_PASSES)
     alive = [i for i, cut in enumerate(cuts) if len(cut)]
     live = [plans[i] for i in alive]
     # In the batch's text: where each text starts; the character before each junction; the Han

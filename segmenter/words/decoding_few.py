@@ -201,8 +201,9 @@ class TextLookups:
         return out
 
 
-def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts) -> list[np.ndarray]:
-    """decoding.cut_junctions_batch for a few characters (texts: the plans' batch, text.batch.Texts)."""
+def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts, passes: int) -> list[np.ndarray]:
+    """decoding.cut_junctions_batch for a few characters (texts: the plans' batch, text.batch.Texts;
+    passes: join_cohesive's at most, decoding.COHESIVE_PASSES)."""
     margins = [[] if c is None else np.asarray(c).tolist() for c in combined]
     cuts = [[m > 0 for m in margin] for margin in margins]
     joined = texts.text
@@ -244,9 +245,7 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
     if options.join_units is not None or options.units_logp is not None:
         _join_units(cut, runs, strings, table, options)
     if any(getattr(options, name) is not None for name in ("join2", "join2_logp", "join3", "join4")):
-        from .decoding import COHESIVE_PASSES
-
-        for _ in range(COHESIVE_PASSES):
+        for _ in range(passes):
             if not _join_cohesive(cut, scores, runs, strings, table, options):
                 break
     if options.join_long is not None:
