@@ -28,25 +28,11 @@ import time
 from pathlib import Path
 
 if __package__:  # imported as segmenter.bench.measure
-    from .systems import (
-        SHORT_SENTENCE,
-        SYSTEMS,
-        BenchConfig,
-        BenchmarkError,
-        CorpusRun,
-        SegmentFn,
-        label,
-    )
+    from .systems import (SHORT_SENTENCE, SYSTEMS, BenchConfig, BenchmarkError, CorpusRun, SegmentFn,
+                          label)
 else:  # loaded by its path in a worker, after systems.py (runner.run_isolated)
-    from segmenter_benchmark_systems import (
-        SHORT_SENTENCE,
-        SYSTEMS,
-        BenchConfig,
-        BenchmarkError,
-        CorpusRun,
-        SegmentFn,
-        label,
-    )
+    from segmenter_benchmark_systems import (SHORT_SENTENCE, SYSTEMS, BenchConfig, BenchmarkError, CorpusRun,
+                                             SegmentFn, label)
 
 CHUNK_CHARS = 16_384  # characters segmented per call in the timed pass (and per progress tick)
 LATENCY_CALLS = 50
