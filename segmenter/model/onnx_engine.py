@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import ModelLoadError
 from ..run.cores import WorkerThreads, in_worker_thread
 from ..text.vocab import CharVocab
+from ..text.windows import PAD_MULTIPLE
 from .numpy_ops import scores_from_logits
 from .reader import WindowReader, batch_ids
 from .readout import batch_slices
@@ -103,6 +104,8 @@ class OnnxReader(WindowReader):
             raise ModelLoadError(f"{self.path} is unreadable or corrupt: {err}") from None
         # whether the graph ends with the scores (onnx_graph.SCORES) or with the logits
         self.scores_out = self.session.get_outputs()[0].name == SCORES_OUTPUT
+        self._output_names = [self.session.get_outputs()[0].name]  # read_one's one output
+        self._masks: dict[int, np.ndarray] = {}  # read_one's masks, by window length
         self.threads = threads
         if self.workers is not None:
             self.workers.close()
@@ -118,6 +121,26 @@ class OnnxReader(WindowReader):
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.set_threads(self.threads)
+
+    def read_one(self, window: np.ndarray) -> np.ndarray:
+        """read([window])[0] (a short sentence's lone window) with the row built directly: the same
+        (1, T) ids and mask as windows.collate's, one run, and a view of its output (no copy)."""
+        if not self.scores_out:  # a graph that returns logits: the general path
+            return super().read_one(window)
+        n = len(window)
+        tokens = -(-(n + 2) // PAD_MULTIPLE) * PAD_MULTIPLE  # windows.padded_length
+        ids = np.full((1, tokens), self.vocab.pad_id, dtype=np.int64)
+        ids[0, 0] = self.vocab.cls_id
+        ids[0, 1 : n + 1] = window
+        ids[0, n + 1] = self.vocab.sep_id
+        mask = self._masks.get(n)
+        if mask is None:  # read-only, shared by threads: 1 on [CLS] … [SEP], 0 on the padding
+            mask = np.zeros((1, tokens), dtype=np.int64)
+            mask[0, : n + 2] = 1
+            mask.setflags(write=False)
+            self._masks[n] = mask
+        scores = self.session.run(self._output_names, {"input_ids": ids, "attention_mask": mask})[0]
+        return scores[0, :, : max(n - 1, 0)]
 
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         ids, mask, lengths = batch_ids(batch, tokens, self.vocab)

@@ -53,6 +53,11 @@ class WindowReader:
         """batch: windows of equal padded length `tokens` -> scores (B, K, tokens - 3)."""
         raise NotImplementedError
 
+    def read_one(self, window: np.ndarray) -> np.ndarray:
+        """read([window])[0], the (K, n - 1) scores of one window: an engine may read a lone window
+        (a short sentence, segmented on its own) with less around the model, same scores."""
+        return self.read([window])[0]
+
     def read(self, windows: list[np.ndarray], batch_size: int = 64, progress=None) -> list[np.ndarray]:
         """Per-head scores for each window: a (K, n - 1) array for a window of n characters."""
         results: list[np.ndarray | None] = [None] * len(windows)

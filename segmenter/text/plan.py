@@ -171,7 +171,9 @@ def _read_one_window(reader: WindowReader, plan: TextPlan, ids: np.ndarray, batc
 
         progress = tqdm(total=len(ids), unit="char", desc="segmenting", leave=False)
     try:
-        result = reader.read([ids], batch_size, progress)[0]
+        result = reader.read_one(ids)
+        if progress is not None:
+            progress.update(len(ids))
     finally:
         if progress is not None:
             progress.close()
