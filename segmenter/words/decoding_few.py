@@ -20,12 +20,11 @@ from bisect import bisect_left
 
 import numpy as np
 
-from .hashindex import MULTIPLIER, pick
+from .joins import join_pairs
 from .weights import WordDecoding
 
 INF = math.inf
 _MAX_FLOAT = float(np.finfo(np.float64).max)  # what np.nan_to_num makes of inf
-_MULTIPLIER, _MASK = int(MULTIPLIER), (1 << 64) - 1
 
 
 def viterbi_run(gain: list[float], value: list[list[float]], size: int, n: int | None = None) -> list[int]:
@@ -61,12 +60,12 @@ def viterbi_run(gain: list[float], value: list[list[float]], size: int, n: int |
 
 def _min(a: float, b: float) -> float:
     """np.minimum of two floats: NaN if either is."""
-    return a if a != a or a < b else b if b == b else b
+    return a if a != a or a < b else b
 
 
 def _max(a: float, b: float) -> float:
     """np.maximum of two floats: NaN if either is."""
-    return a if a != a or a > b else b if b == b else b
+    return a if a != a or a > b else b
 
 
 def _divide(a: float, b: float) -> float:
@@ -77,10 +76,9 @@ def _divide(a: float, b: float) -> float:
 
 
 class _Strings:
-    """The strings of `text` of 1..max_n characters, looked up on first use, a length and a column
-    at a time: autonomy, counts and log p by (start, length), as WordTable's *_at lookups give
-    them (the same hashes, computed here in Python ints: hashindex.hash_step wraps mod 2**64 as
-    they do; the same search, WordTable._find; the same `pick`)."""
+    """The strings of `text` of 1..max_n characters, looked up on first use, a length at a time:
+    autonomy, counts and log p by (start, length), as WordTable's *_at lookups give them (the
+    same hashes, WordTable._string_hashes; the same search and `pick`, WordTable._look_up)."""
 
     def __init__(self, table, text: str):
         self.table, self.size, self.max_n = table, len(text), table.max_n
@@ -88,23 +86,18 @@ class _Strings:
         self.logp = table.unigram is not None  # whether log p can be read
         columns = ("autonomy", "counts") + (("logp",) if self.logp else ())
         self.missing = {name: float(table._column(1, name)[1]) for name in columns}
-        self._hashes = [[ord(ch) for ch in text]]  # [n]: of the strings of n characters; [0]: code points
-        self._found: dict[int, tuple] = {}  # n -> (slot, found)
-        self._values: dict[tuple[str, int], list[float]] = {}  # (column, n) -> value of each start
+        self.text, self.columns = text, columns
+        self._rows: dict[int, dict[str, list[float]]] = {}  # n -> {column: value of each start}
 
     def row(self, name: str, n: int) -> list[float]:
-        """Column `name` of the strings of n characters (1 <= n <= longest), by start."""
-        values = self._values.get((name, n))
-        if values is None:
-            found = self._found.get(n)
-            if found is None:
-                hashes, codes = self._hashes, self._hashes[0]
-                while len(hashes) <= n:  # h <- h * MULTIPLIER + code point, wrapping
-                    k, before = len(hashes), hashes[-1] if len(hashes) > 1 else [0] * len(codes)
-                    hashes.append([(h * _MULTIPLIER + c) & _MASK for h, c in zip(before, codes[k - 1 :])])
-                found = self._found[n] = self.table._find(n, np.array(hashes[n], dtype=np.uint64))
-            values = self._values[name, n] = pick(*self.table._column(n, name), *found).tolist()
-        return values
+        """Column `name` of the strings of n characters (1 <= n <= longest), by start: every
+        column of a length from one search (WordTable._look_up), on first use of that length."""
+        rows = self._rows.get(n)
+        if rows is None:
+            hashes = self.table._string_hashes(self.text, n)[n - 1]
+            rows = self._rows[n] = {name: values.tolist() for name, values
+                                    in zip(self.columns, self.table._look_up(n, hashes, self.columns))}
+        return rows[name]
 
     def _at(self, name: str, start: int, length: int) -> float:
         if 1 <= length <= self.longest and 0 <= start <= self.size - length:
@@ -298,12 +291,6 @@ def _decoded_words(cut: list[bool], runs) -> list[tuple[int, int, int, int]]:
     return words
 
 
-def _join_pairs(cut: list[bool], words, chosen: list[int]) -> None:
-    previous = -2
-    for j in chosen:
-        if j != previous + 1:
-            cut[words[j][3]] = False
-            previous = j
 
 
 def _join_units(cut, runs, strings: _Strings, table, options: WordDecoding) -> None:
@@ -409,7 +396,7 @@ def _join_cohesive(cut, scores, runs, strings: _Strings, table, options: WordDec
         any_two = any_two or two_chars
         if four or (left + right == 3 and three) or two_chars:
             chosen.append(j)
-    _join_pairs(cut, words, chosen)
+    join_pairs(cut, [word[3] for word in words], chosen)
     return any_two
 
 
@@ -432,4 +419,4 @@ def _join_long_words(cut, runs, strings: _Strings, options: WordDecoding) -> Non
         share_right = _divide(whole, strings.count(around + left, right))
         if _min(share_left, share_right) >= options.join_long:
             chosen.append(j)
-    _join_pairs(cut, words, chosen)
+    join_pairs(cut, [word[3] for word in words], chosen)

@@ -172,7 +172,7 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
                            & (scores[after[pair]] < options.join2_logp_below), (1, 1), options.join2_logp,
                            text, begin, table)
     chosen = pair[four | ((left + right == 3) & three) | two_chars]
-    _join_pairs(cut, after, chosen)
+    join_pairs(cut, after, chosen)
     return bool(two_chars.any())
 
 
@@ -208,14 +208,15 @@ def join_long_words(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.nd
     _, share_left, share_right = table.shares_at(text, around, left + right, [(0, left)], [(left, right)],
                                                  whole=whole)
     chosen = pair[np.minimum(share_left, share_right) >= options.join_long]
-    _join_pairs(cut, after, chosen)
+    join_pairs(cut, after, chosen)
 
 
-def _join_pairs(cut: np.ndarray, after: np.ndarray, chosen: np.ndarray) -> None:
+def join_pairs(cut, after, chosen) -> None:
     """Uncut the junction after word j for each chosen pair (j, j+1), in order; of two
-    overlapping pairs (j and j+1 both chosen) only the left one joins, so a word joins once."""
+    overlapping pairs (j and j+1 both chosen) only the left one joins, so a word joins once.
+    cut, after: arrays or lists (decoding_few's Python decoder passes lists); chosen ascending."""
     previous = -2
-    for j in chosen.tolist():  # few: a Python loop keeps "the left one" simple
+    for j in np.asarray(chosen).tolist():  # few: a Python loop keeps "the left one" simple
         if j != previous + 1:
             cut[after[j]] = False
             previous = j
