@@ -92,3 +92,18 @@ def test_cli_streams_a_multi_megabyte_line_in_flat_memory(tiny_model_dir, tmp_pa
     out = (tmp_path / "out.txt").read_text(encoding="utf-8")
     assert out.count("\n") == 1 and out.replace(" ", "") == text.replace(" ", "") + "\n"
     assert int(result.stderr.split()[-1]) < 150  # MiB
+
+
+@pytest.mark.slow
+def test_cli_in_one_process_keeps_a_long_lines_pieces_apart_across_chunks(tiny_model_dir, tmp_path):
+    """--workers 1 segments a chunk of pieces at a time: a line longer than a chunk ends one chunk
+    and starts the next, and its words there stay apart (written as one line, delimiter between)."""
+    from segmenter.cli import main
+
+    text = ("hello2026" + "共同创造，") * 24_000  # 336 k characters: pieces of ~20 k, chunks of ~64 k
+    (tmp_path / "in.txt").write_text(text + "\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    assert main(["-q", "--workers", "1", "-m", str(tiny_model_dir), str(tmp_path / "in.txt"), "-o", str(out)]) == 0
+    words = out.read_text(encoding="utf-8").rstrip("\n").split(" ")
+    assert "".join(words) == text
+    assert [w for w in words if "，" in w and w != "，"] == []  # a comma is a word of its own, never glued

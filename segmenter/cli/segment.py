@@ -16,7 +16,7 @@ import contextlib
 import itertools
 import os
 import sys
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, TextIO
 
 from ..run.lines import UndecodableLine, check_utf8, iter_pieces
 from . import CLIError
@@ -308,6 +308,14 @@ def segment_here(segmenter, chunks: Iterable[list], mode: str, progress=None) ->
             progress.update(sum(map(len, texts)))
 
 
+def flushed(chunks: Iterable[list], out: TextIO) -> Iterator:
+    """The pieces of each chunk, `out` flushed once a chunk's pieces are all written (before the
+    next chunk waits for input)."""
+    for results in chunks:
+        yield from results
+        out.flush()
+
+
 def until_error(pieces: Iterable, failed: list) -> Iterator:
     """The pieces up to bytes that do not decode: the error is kept in `failed`, to be raised once
     the words of every line before it are written (worker processes take chunks ahead)."""
@@ -393,9 +401,10 @@ def run(args: argparse.Namespace) -> int:
                 items = pieces if args.mode == "default" else whole_lines(pieces)
                 chunks = available_chunks(items, reading.line_available, CHUNK_LINES, CHUNK_CHARS)
                 with progress_bar(show_progress) as progress:
-                    for results in segment_here(segmenter, chunks, args.mode, progress):
-                        write_pieces(out, results, args.delimiter)
-                        out.flush()
+                    # One write_pieces for the whole run: a long line's pieces may fall in two
+                    # chunks, and only write_pieces knows the line is already started.
+                    write_pieces(out, flushed(segment_here(segmenter, chunks, args.mode, progress), out),
+                                 args.delimiter)
             else:
                 words = segment_pieces(until_error(pieces, failed), segmenter=segmenter, spec=spec,
                                        workers=workers, show_progress=show_progress)
