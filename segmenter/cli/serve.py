@@ -51,11 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        import starlette  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ModuleNotFoundError as err:
-        raise CLIError(f"{err.name} is not installed: pip install 'segmenter-heads[serve]'") from None
+    # Before the model loads; a missing one is named with its extra (cli.error_message, EXTRAS).
+    import starlette  # noqa: F401
+    import uvicorn  # noqa: F401
+
     from ..serve.limits import Limits
     from ..serve.server import serve
     from .options import model_folder

@@ -12,10 +12,15 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..model.profile import GRANULARITY_NAMES
+from ..standards.levels import DEFAULT_STANDARD
+from ..standards.rules import STANDARD_NAMES
+
 MODES = ("default", "search")
 EXPLAIN_TEXTS, EXPLAIN_CHARS = 100, 20_000  # what one /explain request may ask for
-STANDARDS = ("general", "pku", "msr", "ud")  # levels.STANDARDS
-GRANULARITIES = ("fine", "default", "coarse")  # profile.GRANULARITY_NAMES
+# The names a request may give, the default standard first (the page's first choice).
+STANDARDS = tuple(sorted(STANDARD_NAMES, key=lambda name: name != DEFAULT_STANDARD))
+GRANULARITIES = tuple(GRANULARITY_NAMES)
 
 
 @dataclass(frozen=True)

@@ -74,19 +74,12 @@ def _note(moves: dict, before, after, stage, name, about, text=None, final=None,
 
 def _user_word(text, ends, offset, cut, dictionary):
     """The user word beside (a cut) or around (a join) `offset` in the final words, if any."""
-    starts = np.concatenate([[0], ends[:-1]])
-    words = [(int(s), int(e)) for s, e in zip(starts.tolist(), ends.tolist())]
     entries = getattr(dictionary, "entries", {})
-    for s, e in words:
+    for word, s, e in assembly.tokens(text, ends):
         around = (s < offset < e and not cut) or (cut and offset in (s, e))
-        if around and text[s:e] in entries:
-            return text[s:e]
+        if around and word in entries:
+            return word
     return None
-
-
-def _words_at(text: str, ends) -> list[tuple[int, int]]:
-    ends = np.asarray(ends).tolist()
-    return list(zip([0, *ends[:-1]], ends))
 
 
 def _finite(value) -> float | None:
@@ -159,6 +152,6 @@ def _record(plan, margin, cut, level, decoder_ends, final_ends, moves, word_tabl
                                    else f"user word {last['name']}" if last["name"] else "user dictionary")
             entry["why"] = f"{'cut' if last['cut'] else 'joined'} by {entry['decided_by']}: {last['about']}"
         records.append(entry)
-    words = [text[s:e] for s, e in _words_at(text, final_ends)] if len(text) else []
+    words = assembly.split_words(text, np.asarray(final_ends)) if len(text) else []
     return {"text": text, "words": words, "threshold": round(float(level.threshold), 3),
             "heads": [list(h) for h in profile.heads], "junctions": records}
