@@ -107,7 +107,5 @@ def _table() -> tuple[Rule, ...]:
 
 # The rules, in the order they run (rules.toml's order).
 TABLE = _table()
-ORIGINS = {row.name: row.origins for row in ROWS}  # {row: {"at" or a field: where it came from}}
 COUNT_STANDARDS = next(row.choices for row in TABLE if row.name == "counts")  # fine (UD), default (PKU), coarse (MSR)
 JOIN3_LOGP = next(row.at["general"] for row in TABLE if row.name == "join3_logp")  # 世界杯: its value, on
-JOIN_LONG = next(row.at["general"] for row in TABLE if row.name == "join_long")
