@@ -257,9 +257,7 @@ class Segmenter(JiebaCalls):
         check_positive_int(batch_size, "batch_size", allow_none=True)
         level = self.granularity if granularity is None else granularity
         if len(texts) == 1:  # one text (lcut, segment): one chunk whatever the cores, so this thread, at once
-            plans = _score_texts(self.reader, texts, self.window, self.overlap, batch_size or self.batch_size,
-                                 show_progress)
-            return self._assemble(plans, level, None, words_only)
+            return self._assemble(self.score_texts(texts, batch_size, show_progress), level, None, words_only)
         from .run.cores import in_worker_thread, text_chunks, text_slices
         from .run.processes import chunk_chars
 

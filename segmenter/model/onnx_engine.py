@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import ModelLoadError
 from ..run.cores import WorkerThreads, in_worker_thread
 from ..text.vocab import CharVocab
-from ..text.windows import PAD_MULTIPLE
+from ..text.windows import padded_length
 from .numpy_ops import scores_from_logits
 from .reader import WindowReader, batch_ids
 from .readout import batch_slices
@@ -128,7 +128,7 @@ class OnnxReader(WindowReader):
         if not self.scores_out:  # a graph that returns logits: the general path
             return super().read_one(window)
         n = len(window)
-        tokens = -(-(n + 2) // PAD_MULTIPLE) * PAD_MULTIPLE  # windows.padded_length
+        tokens = int(padded_length(n))
         ids = np.full((1, tokens), self.vocab.pad_id, dtype=np.int64)
         ids[0, 0] = self.vocab.cls_id
         ids[0, 1 : n + 1] = window

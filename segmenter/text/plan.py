@@ -104,7 +104,7 @@ def read_junction_scores(
     sequences = [plan.text if plan.spaceless
                  else "".join(plan.text[r.start : r.end] for r in plan.runs if r.kind != "space") for plan in todo]
     if len(todo) == 1 and len(sequences[0]) <= window and not line_starts(todo[0]):
-        _read_one_window(reader, todo[0], reader.vocab.encode(sequences[0]), batch_size, show_progress)
+        _read_one_window(reader, todo[0], reader.vocab.encode(sequences[0]), show_progress)
         return
     lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(todo))
     base = np.cumsum(lengths) - lengths
@@ -162,7 +162,7 @@ def read_junction_scores(
         plan.scores = gathered[:, a:b]
 
 
-def _read_one_window(reader: WindowReader, plan: TextPlan, ids: np.ndarray, batch_size: int, show_progress) -> None:
+def _read_one_window(reader: WindowReader, plan: TextPlan, ids: np.ndarray, show_progress) -> None:
     """read_junction_scores of one text that fits one window (a short sentence): the window is its
     model sequence, and its junctions are the window's columns (no window table to build)."""
     progress = None
