@@ -144,8 +144,6 @@ def read_pieces(path: str, errors: str, encoding: str = "utf-8",
                 stream.close()
     except IsADirectoryError:
         raise CLIError(f"{path} is a directory; give text files") from None
-    except UndecodableLine:
-        raise
     except OSError as err:  # cannot open, or an I/O error mid-file (the consumer's own errors never land here)
         raise CLIError(f"cannot read {name}: {err.strerror or err}") from None
 

@@ -175,9 +175,9 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             junction = np.where(has_junction, firsts[group, None] + k[None, :], 0)
             gains = np.where(has_junction, scores[junction], 0.0)
             cut[junction[has_junction]] = best_words(gains, values, sizes[group])[has_junction]
-    if options.join_units is not None or options.units_logp is not None:
+    if options.joins_units:
         join_units(cut, joined, starts, sizes, firsts, table, options)
-    if any(getattr(options, name) is not None for name in ("join2", "join2_logp", "join3", "join4")):
+    if options.joins_cohesive:
         # A pass joins each word once, so a word it made may join again: 共|和|国 -> 共和|国 ->
         # 共和国 (of two overlapping pairs a pass takes the left one; left as 共和|国, join_long
         # glued 中华人民|共和 at the fine level). Only a two-character word that a pass made can join

@@ -235,9 +235,9 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
         ends = set(viterbi_run(gain, value, size))
         for k in range(size - 1):
             cut[first + k] = k in ends
-    if options.join_units is not None or options.units_logp is not None:
+    if options.joins_units:
         _join_units(cut, runs, strings, table, options)
-    if any(getattr(options, name) is not None for name in ("join2", "join2_logp", "join3", "join4")):
+    if options.joins_cohesive:
         for _ in range(passes):
             if not _join_cohesive(cut, scores, runs, strings, table, options):
                 break
@@ -324,10 +324,10 @@ def _join_four(cut, found, strings: _Strings, table, options, judge: str, min_co
     if not candidates:
         return False
     judged = []  # (strength, chosen)
+    lacked = max(int(table.info.get("min_count", 1)) - 1, 1)  # a pair the table lacks: at most this often
     for first, count, seen in candidates:
         where = words[first][1]
         if judge == "share":
-            lacked = max(int(table.info.get("min_count", 1)) - 1, 1)
             pairs = [strings.count(where + offset, 2) for offset in (0, 1, 2)]
             largest = None
             for p in pairs:

@@ -85,6 +85,16 @@ class WordDecoding:
             if value is not None and not (is_finite_number(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number or None (never join), got {value!r}")
 
+    @property
+    def joins_units(self) -> bool:
+        """Whether the decoder runs join_units (by share, by the unigram model, or both)."""
+        return self.join_units is not None or self.units_logp is not None
+
+    @property
+    def joins_cohesive(self) -> bool:
+        """Whether the decoder runs join_cohesive's passes (1+1, 2+1, 1+2 or 2+2 pairs)."""
+        return any(getattr(self, name) is not None for name in ("join2", "join2_logp", "join3", "join4"))
+
     def word_values(self, autonomy: np.ndarray, room: np.ndarray, logp: np.ndarray | None = None) -> np.ndarray:
         """(..., L) autonomy of the words starting at a character (NaN = unknown), (...)
         characters left in its run from there, and (..., L) their unigram log p (None: no
