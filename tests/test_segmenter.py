@@ -173,3 +173,30 @@ def test_module_level_functions_use_one_default(monkeypatch, tiny_model_dir):
         assert segmenter.default_segmenter() is segmenter.default_segmenter()
     finally:
         segmenter.default_segmenter.cache_clear()
+
+
+def test_tokens_of_a_batch_by_pieces_and_by_owners_agree():
+    """assembly.tokens_of splits the batch's text once where every text starts at a word end
+    (pieces), else finds each end's text (owners): the same words and tokens, empty texts too."""
+    import random
+
+    import numpy as np
+
+    from segmenter.text.batch import Texts
+    from segmenter.words.assembly import _tokens_owned, tokens_of
+
+    rng = random.Random(7)
+    for _ in range(300):
+        texts = ["".join(rng.choice("ab\x00\x01\uffff中\n") for _ in range(rng.randint(0, 6)))
+                 for _ in range(rng.randint(2, 5))]
+        batch = Texts(texts, [[] for _ in texts])
+        ends = set(batch.starts[1:].tolist()) if rng.random() < 0.8 else set()
+        for text, start in zip(texts, batch.starts.tolist()):
+            if text:  # a text's last word ends at its end
+                ends |= set(rng.sample(range(start + 1, start + len(text)), rng.randint(0, len(text) - 1)))
+                ends.add(start + len(text))
+        ends = np.array(sorted(ends), dtype=np.int64)
+        for words_only in (True, False):
+            found = tokens_of(batch, ends, words_only)
+            assert found == _tokens_owned(batch, ends, words_only)
+            assert ["".join(w if words_only else w.word for w in words) for words in found] == texts

@@ -170,3 +170,30 @@ def test_a_latin_word_keeps_its_combining_accents_inside():
         decomposed = unicodedata.normalize("NFD", word)
         runs = split_runs(decomposed)
         assert [(r.kind, decomposed[r.start:r.end]) for r in runs] == [("latin", decomposed)]
+
+
+def test_is_among_by_table_agrees_with_the_sorted_search():
+    """is_among looks code points up in a character list's table (character_table); a list with a
+    character beyond the BMP has none and searches. Both give among_sorted's answer."""
+    from segmenter.text.batch import among_sorted, character_table, codes_of, is_among
+    from segmenter.text.runs import code_points
+
+    codes = code_points("个了就𠀀\x00\uffff\U0010ffff中a")
+    for characters in ("个就", "了就𠀀", "", "\uffff", "a\x00", "\U0010ffff"):
+        assert is_among(codes, characters).tolist() == among_sorted(codes, codes_of(characters)).tolist()
+    assert character_table("了就𠀀") is None
+    assert not character_table("个").flags.writeable
+    assert is_among(np.zeros(0, np.int64), "个").tolist() == []
+
+
+def test_pieces_cut_the_joined_text_at_the_ends():
+    """Texts.pieces: the text between consecutive ends, by one split at marks the text lacks, or
+    by slices where it holds every mark."""
+    from segmenter.text.batch import _PIECE_MARKS, Texts
+
+    for texts in (["今天天气", "不错\ud800", "a\x00b"], ["".join(_PIECE_MARKS) + "x", "yz"]):
+        batch = Texts(texts, [[] for _ in texts])
+        for ends in ([len(batch.text)], list(range(1, len(batch.text) + 1)), [2, 5, len(batch.text)]):
+            bounds = [0, *ends, len(batch.text)]
+            expected = [batch.text[a:b] for a, b in zip(bounds, bounds[1:])]
+            assert batch.pieces(np.array(ends, dtype=np.int64)) == expected

@@ -24,7 +24,7 @@ import numpy as np
 from ..model.profile import HeadProfile
 from ..standards.conventions import Conventions, apply_to_texts
 from ..standards.levels import Level, Rules
-from ..text.batch import Texts
+from ..text.batch import Texts, among_sorted
 from ..text.plan import TextPlan
 from . import decoding
 from .decoding import cut_junctions_batch
@@ -111,6 +111,24 @@ def tokens_of(texts: Texts, ends: np.ndarray, words_only: bool = False) -> list[
         text, starts = texts.text, [0, *bounds[:-1]]
         words = [text[start:end] for start, end in zip(starts, bounds)]
         return [words if words_only else list(map(Token, words, starts, bounds))]
+    if not among_sorted(texts.starts[1:], ends).all():  # a text's first word would start in a separator
+        return _tokens_owned(texts, ends, words_only)
+    # Every text starts where a word ends (the separator before it ends a word): text i's words
+    # are the pieces that end in (its start, its end], pieces[first[i] : last[i]].
+    pieces = texts.pieces(ends)
+    first = np.searchsorted(ends, texts.starts, side="right").tolist()
+    last = np.searchsorted(ends, texts.starts + texts.lengths, side="right").tolist()
+    words = [pieces[a:b] for a, b in zip(first, last)]
+    if words_only:
+        return words
+    begin = np.concatenate([np.zeros(1, np.int64), ends[:-1]])  # the end before each: its word's start
+    return [list(map(Token, own, (begin[a:b] - offset).tolist(), (ends[a:b] - offset).tolist()))
+            for own, a, b, offset in zip(words, first, last, texts.starts.tolist())]
+
+
+def _tokens_owned(texts: Texts, ends: np.ndarray, words_only: bool) -> list[list[Token]] | list[list[str]]:
+    """tokens_of of ends that leave a text's start unmarked: each word starts at the end before
+    it or at its text's start, whichever comes later."""
     ends, owner = texts.owners(ends)
     offset = texts.starts[owner]
     begin = np.maximum(np.concatenate([np.zeros(1, np.int64), ends[:-1]]), offset)  # a text's first word: its start
