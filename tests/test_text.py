@@ -197,3 +197,60 @@ def test_pieces_cut_the_joined_text_at_the_ends():
             bounds = [0, *ends, len(batch.text)]
             expected = [batch.text[a:b] for a, b in zip(bounds, bounds[1:])]
             assert batch.pieces(np.array(ends, dtype=np.int64)) == expected
+
+
+def test_plain_runs_of_texts_joined_are_split_runs_of_each():
+    """runs.plain_runs reads a batch of plain texts without whitespace at once (Han runs and
+    characters of a run of their own by their class, only the other stretches by the run regex):
+    the runs split_runs finds in each, URLs, e-mail addresses, numbers and marks of the plain
+    characters in any order among them."""
+    import random
+    import re
+
+    from segmenter.text.runs import _PLAIN_CLASS, PLAIN_KINDS, is_plain_spaceless, plain_runs
+
+    others = re.findall(rf"(?![\u3400-\u9fff])[{_PLAIN_CLASS}]", "".join(map(chr, range(0x10000))))
+    pieces = ([c for c in others if not c.isspace()] + list("中国人民〇○𠀀天") * 40
+              + ["http://", "www.", "a@b.cn", "C++", "3.14", "１２％", "——", "……", "2,000", "1/8", "ab'c"] * 8)
+    rng = random.Random(3)
+    for _ in range(3000):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 4))]
+        assert all(map(is_plain_spaceless, texts))
+        lengths = np.array([len(t) for t in texts], dtype=np.int64)
+        starts, ends, kinds = plain_runs("".join(texts), np.cumsum(lengths) - lengths)
+        expected = [(r.kind, r.start + offset, r.end + offset)
+                    for text, offset in zip(texts, (np.cumsum(lengths) - lengths).tolist())
+                    for r in split_runs(text, plain=False)]
+        assert list(zip(map(PLAIN_KINDS.__getitem__, kinds.tolist()), starts.tolist(), ends.tolist())) == expected
+
+
+def test_plain_texts_split_as_any_text():
+    """A plain text (runs.is_plain: no mark or joiner that a run would take past its match) is
+    split by the run regex alone: the runs of the general path, whatever its plain characters."""
+    import random
+    import re
+
+    from segmenter.text.runs import _PLAIN_CLASS, is_plain
+
+    others = re.findall(rf"(?![\u3400-\u9fff])[{_PLAIN_CLASS}]", "".join(map(chr, range(0x10000))))
+    pieces = others + list("中国人民〇𠀀天 \n") * 30 + ["http://", "www.", "a@b.cn", "C++", "１２％", "——"] * 5
+    rng = random.Random(5)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 15)))
+        assert is_plain(text) and split_runs(text, plain=True) == split_runs(text, plain=False)
+
+
+def test_plans_of_a_batch_are_those_of_each_text():
+    """plan.plan_texts builds the plans of plain texts without spaces together: the runs,
+    positions and junctions of TextPlan(text), for the others too."""
+    from segmenter.text.plan import TextPlan, plan_texts
+
+    texts = ["我爱北京天安门", "", "中国", "a b 中国人", "中\u0301国人", "🇨🇳中国人民", "１９９７年℃①●", "x", "中",
+             "www.x.cn设定密码", "他说：“好！”——是的……", "\u3000中国", "𠀀𠀁中", "二○○一年"]
+    for plan, text in zip(plan_texts(texts), texts):
+        alone = TextPlan(text)
+        assert (plan.text, plan.runs, plan.scores) == (alone.text, alone.runs, None)
+        assert all(type(run) is type(other) for run, other in zip(plan.runs, alone.runs))
+        for name in ("positions", "junctions"):
+            assert getattr(plan, name).dtype == np.int64
+            assert getattr(plan, name).tolist() == getattr(alone, name).tolist()

@@ -181,10 +181,10 @@ def split_counts(texts, ends, c, counts, word_table):
     starts = word_starts(ends)
     lengths = ends - starts
     last = texts.codes[np.maximum(ends - 1, 0)] if len(ends) else np.zeros(0, np.int64)
+    maybe = np.flatnonzero((lengths >= 2) & is_among(last, c.classifiers + c.one_numeral))
     # A word that splits starts with a numeral of some standard's list, an ordinal mark or a
     # demonstrative (_count_apart, _is_ordinal): the others are not looked at in Python.
-    led = is_among(texts.codes[starts], numerals + c.ordinal_marks) if len(ends) else np.zeros(0, bool)
-    maybe = np.flatnonzero((lengths >= 2) & is_among(last, c.classifiers + c.one_numeral) & led)
+    maybe = maybe[is_among(texts.codes[starts[maybe]], numerals + c.ordinal_marks)]
     maybe = maybe[among_sorted(texts.text_at(starts[maybe]), np.asarray(having, dtype=np.int64))]  # a text the early exit would have skipped
     cuts = [end - 1 for start, end in zip(starts[maybe].tolist(), ends[maybe].tolist())
             if (2 <= end - start <= 3 or end - start > 3 and _is_ordinal(text[start : end - 1], c))

@@ -10,17 +10,30 @@ gathers the per-head scores of every junction from the window that keeps it.
 """
 from __future__ import annotations
 
+from itertools import repeat
 from operator import itemgetter
 
 import numpy as np
 
 from ..model.reader import WindowReader, progress_enabled
 from .batch import ranks_in_groups
-from .runs import HAN_SPAN_RE, LINE_BREAKS, is_plain, split_runs
+from .runs import (
+    HAN_SPAN_RE,
+    LINE_BREAKS,
+    PLAIN_KINDS,
+    Run,
+    is_plain,
+    is_plain_spaceless,
+    plain_runs,
+    split_runs,
+)
 from .windows import OVERLAP, SENTENCE_END_RE, WINDOW, clamp_window, sentence_windows
 
 EMPTY = np.zeros(0, dtype=np.int64)  # no positions, no junctions: one read-only array for every such plan
 EMPTY.setflags(write=False)
+# 0, 1, 2, ...: a spaceless plan's positions, a view of these where it is no longer (read only, shared)
+_COUNTING = np.arange(4096, dtype=np.int64)
+_COUNTING.setflags(write=False)
 _KIND = itemgetter(0)  # a text.Run's kind
 
 
@@ -53,10 +66,55 @@ class TextPlan:
         junctions = [np.arange(index_of[start], index_of[end - 1]) for start, end in han if end - start > 1]
         self.junctions = np.concatenate(junctions) if junctions else EMPTY
 
+    @classmethod
+    def spaceless_of(cls, text: str, runs: list[Run], junctions: np.ndarray) -> "TextPlan":
+        """The plan of a text without a space run, its runs and junctions found (plan_texts):
+        every character is a model input."""
+        plan = cls.__new__(cls)
+        plan.text, plan.runs, plan.junctions, plan.scores = text, runs, junctions, None
+        plan.positions = _COUNTING[: len(text)] if len(text) <= len(_COUNTING) else np.arange(len(text), dtype=np.int64)
+        return plan
+
     @property
     def spaceless(self) -> bool:
         """Every character is a model input: input q is text[q], and the model sequence is the text."""
         return len(self.positions) == len(self.text)
+
+
+def plan_texts(texts: list[str]) -> list[TextPlan]:
+    """[TextPlan(text) for text in texts], the texts of plain characters without whitespace (most
+    text: runs.is_plain_spaceless) together: their runs by runs.plain_runs over them joined, and
+    their junctions (the characters of a Han run but its last) from those runs' arrays."""
+    plans: list[TextPlan | None] = [None] * len(texts)
+    together = []
+    for i, text in enumerate(texts):
+        if is_plain_spaceless(text):
+            together.append(i)
+        else:  # marks, spaces or another script: a plan of its own
+            plans[i] = TextPlan(text)
+    if not together:
+        return plans
+    lengths = np.fromiter((len(texts[i]) for i in together), dtype=np.int64, count=len(together))
+    text_starts = np.cumsum(lengths) - lengths
+    starts, ends, kinds = plain_runs("".join(texts[i] for i in together), text_starts)
+    # Text t's runs are runs[first[t] : first[t + 1]], in its own offsets (tuple.__new__, not a
+    # Python-level Run(...) per run).
+    first = np.searchsorted(starts, text_starts).tolist() + [len(starts)]
+    offset = np.repeat(text_starts, np.diff(first))
+    runs = list(map(tuple.__new__, repeat(Run), zip(map(PLAIN_KINDS.__getitem__, kinds.tolist()),
+                                                     (starts - offset).tolist(), (ends - offset).tolist())))
+    # The junctions: each character of a Han run of two or more but its last, in its text's
+    # offsets; text t's are those of its runs, junctions[bounds[t] : bounds[t + 1]]. Read only:
+    # the plans share the array.
+    han = np.flatnonzero((kinds == PLAIN_KINDS.index("han")) & (ends - starts > 1))
+    sizes = ends[han] - starts[han] - 1
+    junctions = np.repeat(starts[han] - offset[han], sizes) + ranks_in_groups(sizes)
+    junctions.setflags(write=False)
+    bounds = np.searchsorted(np.repeat(han, sizes), first).tolist()
+    for t, i in enumerate(together):
+        a, b = bounds[t], bounds[t + 1]
+        plans[i] = TextPlan.spaceless_of(texts[i], runs[first[t] : first[t + 1]], junctions[a:b] if b > a else EMPTY)
+    return plans
 
 
 _LINE_BREAKS = frozenset(LINE_BREAKS)  # a space run holding one of these starts a new line
@@ -78,7 +136,7 @@ def score_texts(
     show_progress=False
 ) -> list[TextPlan]:
     """Texts -> their TextPlans with plan.scores, (K heads of the reader, len(plan.junctions))."""
-    plans = [TextPlan(text) for text in texts]
+    plans = plan_texts(texts)
     read_junction_scores(reader, plans, window, overlap, batch_size, show_progress)
     return plans
 

@@ -93,9 +93,13 @@ def _char_kind(char: str) -> str:
 
 # Characters none of which is a mark, a joiner or anything else attached_end or an alpha run
 # would take past a match: Han, ASCII, Latin-1, CJK punctuation (less the tone marks U+302A-302F),
-# general punctuation (less the zero-width and bidi controls), full-width forms (less the
-# half-width sound marks U+FF9E-FF9F). A text of these alone is split by the run regex alone.
-_PLAIN_RE = re.compile(rf"[{HAN_CLASS}\x00-\xff\u2010-\u2027\u2030-\u205e\u3000-\u3029\u3030-\u303f\uff01-\uff9d]*")
+# general punctuation (less the zero-width and bidi controls), the symbols of U+2100-2BFF
+# (letterlike ℃, number forms Ⅱ, arrows, mathematical ∶, enclosed ①, shapes ●, dingbats: no
+# mark among them), full-width forms (less the half-width sound marks U+FF9E-FF9F). A text of
+# these alone is split by the run regex alone.
+_PLAIN_CLASS = (rf"{HAN_CLASS}\x00-\xff\u2010-\u2027\u2030-\u205e\u2100-\u2bff\u3000-\u3029\u3030-\u303f"
+                rf"\uff01-\uff9d")
+_PLAIN_RE = re.compile(rf"[{_PLAIN_CLASS}]*")
 
 
 def is_plain(text: str) -> bool:
@@ -130,6 +134,79 @@ def split_runs(text: str, plain: bool | None = None) -> list[Run]:
         runs.append(Run(kind, position, end))
         position = end
     return runs
+
+
+# Every character a run of several characters may hold, whatever its pattern above (url: its
+# _URL_CHAR and brackets; email; latin: letters, digits, marks, ' ’ - +; number: digits and what
+# joins them, % ％ ‰; alpha: \w; space; repeat): a plain character outside these and Han is a
+# run of its own wherever it stands (。 ， 、 《 》 “ ” ！ （ ）: most punctuation of Chinese text).
+_OF_SEVERAL = re.compile(rf"{_URL_CHAR}|[\w\s()@'\u2019+.,%\uff05\u2030:\uff0e\uff1a\u2236/\uff0f\-\uff0d"
+                         rf"\u2014\u2026~\uff5e=*_\u00b7\u2500{_LETTER}{_DIGIT}{_MARK}]")
+_SPACE_RE = re.compile(r"\s")
+# The kinds of plain_runs' runs, by number: a character class of _plain_classes is its run's kind.
+PLAIN_KINDS = ("han", "punct", "symbol", "other", "latin", "number", "url", "email", "alpha")
+_HAN_KIND, _BY_REGEX = 0, 255  # _plain_classes: Han, a character the run regex reads in its stretch
+_KIND_NUMBER = {kind: k for k, kind in enumerate(PLAIN_KINDS)}
+
+
+def is_plain_spaceless(text: str) -> bool:
+    """Whether plain_runs can split `text`: it is plain (is_plain) and holds no whitespace."""
+    return _PLAIN_RE.fullmatch(text) is not None and _SPACE_RE.search(text) is None
+
+
+@functools.lru_cache(maxsize=1)
+def _plain_classes() -> np.ndarray:
+    """(0x10000,) uint8, per BMP code point: _HAN_KIND for Han, the kind number (PLAIN_KINDS) of
+    a plain character that is a run of its own wherever it stands (not of _OF_SEVERAL), and
+    _BY_REGEX for every other. Read only."""
+    classes = np.full(0x10000, _BY_REGEX, dtype=np.uint8)
+    classes[han_mask(np.arange(0x10000))] = _HAN_KIND
+    bmp = "".join(map(chr, range(0x10000)))
+    for char in re.findall(rf"(?![{HAN_CLASS}])[{_PLAIN_CLASS}]", bmp):  # a few hundred
+        if not _OF_SEVERAL.match(char) and _RUN_RE.match(char).lastgroup == "char":
+            classes[ord(char)] = _KIND_NUMBER[_char_kind(char)]
+    classes.setflags(write=False)
+    return classes
+
+
+def plain_runs(text: str, text_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of texts joined end to end into `text`, each text starting at its offset of
+    `text_starts` (ascending), every text is_plain_spaceless: (starts, ends, kinds) of all runs in
+    `text`'s offsets, in order, kinds numbers of PLAIN_KINDS. The same runs as split_runs of each
+    text, without a regex match for each: a Han run is a stretch of Han characters (no other
+    pattern takes one), a character of a run of its own (_plain_classes) is one, and only the
+    stretches of other characters between them are read by the run regex, each up to its end
+    (no pattern takes a Han character or one of a run of its own, and no lookahead of the
+    patterns tells those from the end of the text)."""
+    codes = code_points(text)
+    classes = _plain_classes()[np.minimum(codes, 0xFFFF)]
+    if len(codes) and codes.max() > 0xFFFF:  # a plain text's astral characters are Han (_PLAIN_CLASS)
+        classes[codes > 0xFFFF] = _HAN_KIND
+    # A run starts at a text's start and wherever the class changes, except inside a stretch of
+    # Han characters or of those the regex reads; a character of a run of its own starts one.
+    first = np.zeros(len(codes) + 1, dtype=bool)
+    first[text_starts[text_starts < len(codes)]] = True
+    first[0] = first[-1] = True
+    first[1:-1] |= classes[1:] != classes[:-1]
+    first[:-1] |= (classes != _HAN_KIND) & (classes != _BY_REGEX)
+    bounds = np.flatnonzero(first)
+    starts, ends, kinds = bounds[:-1], bounds[1:], classes[bounds[:-1]].astype(np.int64)
+    read = np.flatnonzero(kinds == _BY_REGEX)
+    if not len(read):
+        return starts, ends, kinds
+    # The stretches the regex reads: their runs replace them.
+    found_starts, found_ends, found_kinds = [], [], []
+    for a, b in zip(starts[read].tolist(), ends[read].tolist()):
+        for match in _RUN_RE.finditer(text, a, b):
+            kind, (start, end) = match.lastgroup, match.span()
+            found_starts.append(start)
+            found_ends.append(end)
+            found_kinds.append(_KIND_NUMBER[_char_kind(text[start]) if kind in _KIND_OF_CHAR else kind])
+    keep = np.ones(len(starts), dtype=bool)
+    keep[read] = False
+    order = np.argsort(np.concatenate([starts[keep], found_starts]), kind="stable")
+    return (np.concatenate([starts[keep], found_starts])[order], np.concatenate([ends[keep], found_ends])[order],
+            np.concatenate([kinds[keep], found_kinds])[order])
 
 
 def attached_end(text: str, end: int) -> int:
