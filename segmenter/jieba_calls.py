@@ -4,7 +4,7 @@ del_word, suggest_freq, get_FREQ and load_userdict.
 
 A mixin of api.Segmenter: these calls only reshape its own (tokenize_batch, the granularity
 levels' tokens, its user dictionary), so they live apart from the loading, scoring and batching
-that api.py holds. What each needs from the class: `tokenize_batch`, `_level_tokens`,
+that api.py holds. What each needs from the class: `segment_batch`, `tokenize_batch`, `_level_tokens`,
 `granularity`, `word_table`, `user_dictionary` (tests/test_structure.py checks that a Segmenter
 has each name the mixin reads, and that this list names them).
 """
@@ -31,10 +31,8 @@ class JiebaCalls:
         check_flag(HMM, "HMM", "cut(text, granularity='coarse')")
         check_flag(use_paddle, "use_paddle", "cut(text, granularity='coarse')")
         if cut_all:
-            tokens = self.full_tokens(sentence, granularity=granularity)
-        else:
-            tokens = self.tokenize(sentence, granularity=granularity)
-        return iter([w for w, _, _ in tokens])
+            return iter([w for w, _, _ in self.full_tokens(sentence, granularity=granularity)])
+        return iter(self.segment_batch([check_text(sentence)], granularity, show_progress=False)[0])
 
     def lcut(self, sentence: str, cut_all=False, HMM=True, use_paddle=False, *, granularity=None) -> list[str]:
         return list(self.cut(sentence, cut_all, HMM, use_paddle, granularity=granularity))

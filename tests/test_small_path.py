@@ -8,6 +8,9 @@ conventions' Python gates for a few words (word_rules.FEW_WORDS = 0 turns them o
 """
 from __future__ import annotations
 
+import math
+import random
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +19,7 @@ from segmenter import Segmenter
 from segmenter.model.folders import SHIPPED_MODELS
 from segmenter.standards import word_rules
 from segmenter.words import decoding
+from segmenter.words.decoding_few import TextLookups, viterbi_run
 
 pytestmark = pytest.mark.slow  # the shipped models
 
@@ -70,3 +74,75 @@ def test_each_sentence_alone_and_in_a_batch(shipped, text):
     alone = shipped.segment(text)
     assert alone == shipped.segment_batch(SENTENCES)[SENTENCES.index(text)]
     assert "".join(alone) == text
+
+
+def _same(a, b) -> bool:
+    """Equal lists of floats, NaN equal to NaN, and of the same value bit for bit (float16's rounding)."""
+    return len(a) == len(b) and all(x == y or (x != x and y != y) for x, y in zip(a, b))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts)
+def test_the_few_strings_lookup_gives_the_tables_values(shipped, text):
+    """One short text's lookup (hashindex.text_hashes, WordTable.look_up_few) gives every string
+    what the table's own lookups give: autonomy (NaN where missing), counts, and log p, whose
+    missing value is the unigram's `unseen` rounded as pick rounds it inside the text (float16),
+    and as is past the text's end."""
+    table = shipped.word_table
+    few = TextLookups(table, text)
+    strings = few.strings
+    columns = ("autonomy", "counts", "logp")
+    values = dict(zip(columns, table._values(text, table.max_n, columns)))
+    for n in range(1, strings.longest + 1):
+        for name in columns:
+            assert _same(strings.row(name, n), values[name][: len(text) - n + 1, n - 1].tolist())
+    starts = [s for s in range(-1, len(text) + 1) for _ in range(table.max_n + 2)]
+    lengths = [n for _ in range(-1, len(text) + 1) for n in range(table.max_n + 2)]
+    for name in ("counts_at", "autonomy_at", "logp_at"):
+        assert _same(getattr(few, name)(text, starts, lengths).tolist(),
+                     getattr(table, name)(text, starts, lengths).tolist()), name
+
+
+def test_a_string_the_table_lacks_gets_the_float16_unseen_log_p(shipped):
+    table = shipped.word_table
+    text = "鿰鿱鿲"  # Han characters the raw text never had
+    assert table.logp_at(text, [0], [1])[0] == TextLookups(table, text).logp_at(text, [0], [1])[0] != table.unigram["unseen"]
+
+
+def _viterbi_by_the_definition(gain, value, size, n):
+    """viterbi_run term by term: every candidate length at every end, a word starting before the
+    run scoring -inf plus its value (NaN where that value is NaN or +inf), the first NaN or the
+    first best kept."""
+    max_len = len(value[0]) if value else 0
+    best, back = [0.0], [0]
+    for end in range(1, n + 1):
+        top, chosen = -math.inf, 1
+        for length in range(1, max_len + 1):
+            start = end - length
+            candidate = (best[start] if start >= 0 else -math.inf) + value[max(start, 0)][length - 1]
+            if candidate != candidate:
+                top, chosen = candidate, length
+                break
+            if candidate > top:
+                top, chosen = candidate, length
+        best.append(top + gain[end - 1])
+        back.append(chosen)
+    ends, position = [], size
+    while position > 0:
+        position -= back[position]
+        if position > 0:
+            ends.append(position - 1)
+    return ends[::-1]
+
+
+def test_the_python_viterbi_keeps_ties_nan_and_impossible_words():
+    rng = random.Random(7)
+    choices = [-2.0, -1.0, 0.0, 1.0, 2.0, -math.inf, math.inf, math.nan]
+    for _ in range(3000):
+        size = rng.randint(1, 8)
+        n = size + rng.choice([0, 0, 2])
+        max_len = rng.randint(1, 6)
+        weights = [8, 8, 8, 8, 8, 6, 1, 1]
+        value = [rng.choices(choices, weights, k=max_len) for _ in range(n)]
+        gain = rng.choices(choices[:5], k=n)
+        assert viterbi_run(gain, value, size, n) == _viterbi_by_the_definition(gain, value, size, n)

@@ -20,6 +20,7 @@ from bisect import bisect_left
 
 import numpy as np
 
+from .hashindex import text_hashes
 from .joins import join_pairs
 from .weights import WordDecoding
 
@@ -38,16 +39,24 @@ def viterbi_run(gain: list[float], value: list[list[float]], size: int, n: int |
     n = size if n is None else n
     max_len = len(value[0]) if value else 0
     best, back = [0.0], [0]  # best[p]: the best value of the run's first p characters as words
+    first = value[0] if value else []
     for end in range(1, n + 1):
         top, chosen = -INF, 1
-        for length in range(1, max_len + 1):
-            start = end - length
-            candidate = (best[start] if start >= 0 else -INF) + value[max(start, 0)][length - 1]
+        for length in range(1, min(max_len, end) + 1):
+            candidate = best[end - length] + value[end - length][length - 1]
             if candidate != candidate:
                 top, chosen = candidate, length
                 break
             if candidate > top:
                 top, chosen = candidate, length
+        else:
+            # Words longer than the characters before `end`: -inf + value, never above top,
+            # but NaN (first of all) where the value is NaN or +inf.
+            for length in range(end + 1, max_len + 1):
+                candidate = -INF + first[length - 1]
+                if candidate != candidate:
+                    top, chosen = candidate, length
+                    break
         best.append(top + gain[end - 1])
         back.append(chosen)
     ends, position = [], size
@@ -78,40 +87,45 @@ def _divide(a: float, b: float) -> float:
 class _Strings:
     """The strings of `text` of 1..max_n characters, looked up on first use, a length at a time:
     autonomy, counts and log p by (start, length), as WordTable's *_at lookups give them (the
-    same hashes, WordTable._string_hashes; the same search and `pick`, WordTable._look_up)."""
+    same hashes, hashindex.text_hashes; the same search and values, WordTable.look_up_few)."""
 
     def __init__(self, table, text: str):
         self.table, self.size, self.max_n = table, len(text), table.max_n
         self.longest = min(self.max_n, len(text))  # the lengths looked up
         self.logp = table.unigram is not None  # whether log p can be read
-        columns = ("autonomy", "counts") + (("logp",) if self.logp else ())
+        columns = ("autonomy", "counts") + (("logp",) if self.logp else ())  # rows' order
         self.missing = {name: float(table._column(1, name)[1]) for name in columns}
-        self.text, self.columns = text, columns
-        self._rows: dict[int, dict[str, list[float]]] = {}  # n -> {column: value of each start}
+        self.columns = columns
+        self.hashes = text_hashes(text, self.longest)  # [n - 1][start]
+        self._rows: dict[int, list[list[float]]] = {}  # n -> [column][start] (rows)
 
-    def row(self, name: str, n: int) -> list[float]:
-        """Column `name` of the strings of n characters (1 <= n <= longest), by start: every
-        column of a length from one search (WordTable._look_up), on first use of that length."""
+    def rows(self, n: int) -> list[list[float]]:
+        """[column][start] of the strings of n characters (1 <= n <= longest), columns in the order
+        of self.columns: every column of a length from one search (WordTable.look_up_few), on
+        first use of that length."""
         rows = self._rows.get(n)
         if rows is None:
-            hashes = self.table._string_hashes(self.text, n)[n - 1]
-            rows = self._rows[n] = {name: values.tolist() for name, values
-                                    in zip(self.columns, self.table._look_up(n, hashes, self.columns))}
-        return rows[name]
+            rows = self._rows[n] = self.table.look_up_few(n, self.hashes[n - 1], self.columns)
+        return rows
 
-    def _at(self, name: str, start: int, length: int) -> float:
-        if 1 <= length <= self.longest and 0 <= start <= self.size - length:
-            return self.row(name, length)[start]
-        return self.missing[name]
+    def row(self, name: str, n: int) -> list[float]:
+        """Column `name` of the strings of n characters (1 <= n <= longest), by start."""
+        return self.rows(n)[self.columns.index(name)]
 
     def count(self, start: int, length: int) -> float:
-        return self._at("counts", start, length)
+        if 1 <= length <= self.longest and 0 <= start <= self.size - length:
+            return self.rows(length)[1][start]
+        return self.missing["counts"]
 
     def autonomy_of(self, start: int, length: int) -> float:
-        return self._at("autonomy", start, length)
+        if 1 <= length <= self.longest and 0 <= start <= self.size - length:
+            return self.rows(length)[0][start]
+        return self.missing["autonomy"]
 
     def logp_of(self, start: int, length: int) -> float:
-        return self._at("logp", start, length)
+        if self.logp and 1 <= length <= self.longest and 0 <= start <= self.size - length:
+            return self.rows(length)[2][start]
+        return self.missing["logp"]
 
     def margin(self, start: int, pieces) -> float:
         """WordTable.logp_margin_at of one string: log p(whole) minus each piece's, left to right."""
@@ -230,7 +244,7 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
     autonomy = [strings.row("autonomy", n) for n in known]
     logp = [strings.row("logp", n) for n in known] if strings.logp and options.gamma else None
     for start, size, first in runs:
-        value = [_word_values(autonomy, logp, strings, options, start + k, size - k) for k in range(size)]
+        value = _run_values(autonomy, logp, strings, options, start, size)
         gain = [scores[first + k] for k in range(size - 1)] + [0.0]
         ends = set(viterbi_run(gain, value, size))
         for k in range(size - 1):
@@ -249,33 +263,44 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
     return [np.array(c, dtype=bool) for c in out]
 
 
-def _word_values(autonomy: list, logp: list | None, strings: _Strings, options: WordDecoding, at: int,
-                 room: int) -> list[float]:
-    """WordDecoding.word_values of the words starting at `at`, `room` characters left in its run
-    (inside the text: every length up to room is a string of it). autonomy, logp: the strings'
-    rows of each length the table may hold (_Strings.row), logp None: no unigram term."""
-    fits = min(room, options.max_len)
-    known = min(fits, len(autonomy))  # longer: not in the table
-    alpha, unseen, bonus, gamma = options.alpha, options.unseen, options.bonus, options.gamma
-    values = []
-    for n in range(fits):  # the word of n + 1 characters
-        if n < known:
-            a = autonomy[n][at]
-            p = logp[n][at] if logp is not None else 0.0
-        else:
-            a, p = math.nan, strings.missing.get("logp", 0.0)
-        if a != a:
-            value = alpha * (0.0 if n == 0 else unseen) * float(n + 1)
-        elif n == 0 and (a == INF or a == -INF):  # np.nan_to_num's ends
-            value = alpha * math.copysign(_MAX_FLOAT, a) * 1.0
-        else:
-            value = alpha * a * float(n + 1)
-        if bonus:
-            value += bonus if n >= 2 and a >= options.bonus_from else 0.0
-        if logp is not None:
-            value += gamma * p
-        values.append(value)
-    return values + [-INF] * (options.max_len - fits)
+def _run_values(autonomy: list, logp: list | None, strings: _Strings, options: WordDecoding, start: int,
+                size: int) -> list[list[float]]:
+    """WordDecoding.word_values of the words of one run of `size` characters at `start` (inside
+    the text: every string of the run is a string of it), [k][n - 1]: the word of n characters
+    at start + k (-inf past the run's end or max_len). autonomy, logp: the strings' rows of each
+    length the table may hold (_Strings.row), logp None: no unigram term. The same float64
+    operations in the same order as numpy's."""
+    max_len = options.max_len
+    known_rows = len(autonomy)  # longer: not in the table
+    alpha, unseen, bonus, gamma, bonus_from = options.alpha, options.unseen, options.bonus, options.gamma, options.bonus_from
+    unseen_logp = strings.missing.get("logp", 0.0)
+    out = []
+    for k in range(size):
+        at = start + k
+        fits = min(size - k, max_len)
+        known = min(fits, known_rows)
+        values = []
+        for n in range(fits):  # the word of n + 1 characters
+            if n < known:
+                a = autonomy[n][at]
+                p = logp[n][at] if logp is not None else 0.0
+            else:
+                a, p = math.nan, unseen_logp
+            if a != a:
+                value = alpha * (0.0 if n == 0 else unseen) * float(n + 1)
+            elif n == 0 and (a == INF or a == -INF):  # np.nan_to_num's ends
+                value = alpha * math.copysign(_MAX_FLOAT, a) * 1.0
+            else:
+                value = alpha * a * float(n + 1)
+            if bonus:
+                value += bonus if n >= 2 and a >= bonus_from else 0.0
+            if logp is not None:
+                value += gamma * p
+            values.append(value)
+        if fits < max_len:
+            values.extend([-INF] * (max_len - fits))
+        out.append(values)
+    return out
 
 
 def _decoded_words(cut: list[bool], runs) -> list[tuple[int, int, int, int]]:

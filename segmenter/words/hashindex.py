@@ -23,6 +23,7 @@ import numpy as np
 # A string's hash: h <- h * MULTIPLIER + code point (mod 2**64), from h = 0 (table.py: collisions
 # ~1e-8 for a million keys). MULTIPLIER is an odd 64-bit constant.
 MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_WORD = (1 << 64) - 1  # a hash's bits, for the same hash in Python integers (text_hashes)
 SORTED_QUERIES = 4096  # find_keys sorts a batch of at least this many queries first
 
 
@@ -30,6 +31,19 @@ def hash_step(hashes: np.ndarray, codepoints: np.ndarray) -> np.ndarray:
     """hashes of strings of n characters -> of n + 1, each extended by one code point (uint64, wrapping)."""
     with np.errstate(over="ignore"):  # wrapping is the point of the hash
         return hashes * MULTIPLIER + codepoints.astype(np.uint64)
+
+
+def text_hashes(text: str, longest: int) -> list[list[int]]:
+    """hash_step's hashes of text's strings of 1..longest characters as Python ints, [n - 1][start]:
+    for one short text, where a numpy call costs more than the few multiplications it saves.
+    ord() is code_points' code point (text/runs.py; a lone surrogate's own too)."""
+    multiplier, hashes = int(MULTIPLIER), []
+    codepoints = [ord(c) for c in text]
+    step = [0] * len(text)
+    for n in range(1, min(longest, len(text)) + 1):
+        step = [(h * multiplier + c) & _WORD for h, c in zip(step, codepoints[n - 1 :])]
+        hashes.append(step)
+    return hashes
 
 
 def find_keys(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -52,6 +66,32 @@ def pick(values: np.ndarray, missing, slot: np.ndarray, found: np.ndarray) -> np
     """values[slot] where the query was found (find_keys, KeyIndex.find), `missing` elsewhere, and
     everywhere for a column without values (a table saved without counts)."""
     return np.where(found, values[slot], missing) if len(values) else np.full(len(slot), missing)
+
+
+def missing_value(values: np.ndarray, missing) -> float:
+    """What pick gives a query that is not found: `missing` in np.where's type of the column and
+    it (a float16 column's missing value rounds to float16, as pick's does), as a float."""
+    if not len(values):
+        return float(missing)
+    return float(np.where(np.zeros(1, dtype=bool), values[:1], missing)[0])
+
+
+def pick_few(columns: list[tuple[np.ndarray, float]], keys: np.ndarray, queries: list[int]) -> list[list[float]]:
+    """[pick(values, missing, *find_keys(keys, queries)) as a list of floats, for each (values,
+    missing_value(values, missing)) column], for a few query hashes (Python ints: text_hashes):
+    one search and one read a column whatever the number of queries, the rest in Python."""
+    if not len(keys) or not queries:
+        return [[missing] * len(queries) for _, missing in columns]
+    slot = keys.searchsorted(np.array(queries, dtype=np.uint64))  # uint64 both: a list would convert the keys
+    found = [key == query for key, query in zip(keys.take(slot, mode="clip").tolist(), queries)]  # clip: as find_keys
+    out = []
+    for values, missing in columns:
+        if not len(values):
+            out.append([missing] * len(queries))
+            continue
+        read = values.take(slot, mode="clip").tolist()
+        out.append([float(value) if hit else missing for value, hit in zip(read, found)])
+    return out
 
 
 def lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray, missing=np.nan) -> np.ndarray:

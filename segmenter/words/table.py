@@ -31,12 +31,13 @@ from pathlib import Path
 import numpy as np
 
 from ..text.runs import code_points
-from .hashindex import KeyIndex, find_keys, hash_step, pick
+from .hashindex import KeyIndex, find_keys, hash_step, missing_value, pick, pick_few
 from .table_files import read_table, write_table
 
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 INDEXED_QUERIES = 16  # a lookup of this many queries goes through the KeyIndex, once build_indexes has built it
 KEPT_CHARS = 1 << 20  # the hashes of the last text looked up are kept when it is this long or shorter
+RECENT_STRINGS = 2048  # look_up_few keeps the values of this many strings per length and columns (~0.4 MB)
 
 
 class WordTable:
@@ -57,9 +58,10 @@ class WordTable:
         self.unigram = unigram
         self._indexes: dict[int, KeyIndex] = {}  # per length, built by build_indexes only (_find)
         self._hashed: tuple = (None, [])  # the last text looked up and its strings' hashes (_string_hashes)
+        self._recent: dict = {}  # (n, columns) -> look_up_few's columns and the strings it keeps
 
     def __getstate__(self):  # a copy builds its own indexes
-        return {**self.__dict__, "_indexes": {}, "_hashed": (None, [])}
+        return {**self.__dict__, "_indexes": {}, "_hashed": (None, []), "_recent": {}}
 
     def with_unigram(self, unigram: dict) -> "WordTable":
         """This table with a unigram word model (train/unigram.fit_unigram's result) beside it."""
@@ -158,6 +160,30 @@ class WordTable:
         (each column's missing value where the table lacks one): one search serves every column."""
         slot, found = self._find(n, hashes)
         return [pick(*self._column(n, name), slot, found) for name in columns]
+
+    def look_up_few(self, n: int, hashes: list[int], columns: tuple[str, ...]) -> list[tuple[float, ...]]:
+        """_look_up for a few strings of n characters, by their hashes as Python ints
+        (hashindex.text_hashes): [column][string], floats. One short text's (decoding_few.py).
+        The values of the last RECENT_STRINGS strings looked up so are kept per length: a
+        sentence's characters and common words come back call after call, and a length whose
+        strings are all kept costs no search."""
+        key = (n, columns)
+        recent = self._recent.get(key)
+        if recent is None:  # the columns, what pick gives a string not found, and the kept strings
+            picked = [(values, missing_value(values, missing)) for values, missing
+                      in (self._column(n, name) for name in columns)]
+            recent = self._recent.setdefault(key, (picked, {}))
+        picked, kept = recent
+        found = [kept.get(h) for h in hashes]  # a string's values, as a tuple of its columns
+        if None in found:
+            missed = [h for h, values in zip(hashes, found) if values is None]
+            fresh = list(zip(*pick_few(picked, self.tables[n][0], missed)))
+            if len(kept) + len(fresh) > RECENT_STRINGS:
+                kept.clear()  # another thread's strings may go too: only what is kept changes
+            kept.update(zip(missed, fresh))
+            fresh = iter(fresh)
+            found = [values if values is not None else next(fresh) for values in found]
+        return list(zip(*found))
 
     def _values(self, run: str, max_len: int | None, columns: tuple[str, ...], room=None) -> list[np.ndarray]:
         """Columns of every string run[i:i+L], L <= max_len (and, with `room`, L <= room[i]:
