@@ -11,6 +11,7 @@ import pytest
 from segmenter.api import Segmenter
 from segmenter.errors import ModelLoadError
 from segmenter.model.profile import HeadProfile
+from segmenter.text.windows import padded_length
 
 from conftest import REPO, make_tiny_model
 from test_engine import TEXTS, junction_scores
@@ -184,8 +185,7 @@ def test_the_graph_ends_with_the_scores_and_graphs_exported_before_still_read(ex
         scores, = onnxruntime.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, feed)
         logits, = onnxruntime.InferenceSession(logits_model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feed)
         assert scores.shape == (5, heads, 13) and scores.dtype == np.float32
-        np.testing.assert_allclose(scores, scores_from_logits(logits, lengths), rtol=0, atol=1e-5)
-        for row, n in enumerate(lengths):  # the junctions read: the same, bit for bit
+        for row, n in enumerate(lengths):  # the junctions read: the same, bit for bit (the rows past them are read by no one)
             np.testing.assert_array_equal(scores[row, :, : max(n - 1, 0)], scores_from_logits(logits, lengths)[row, :, : max(n - 1, 0)])
         # rows near the floor: one entry 30 below the row's max, a weight of ~1e-13
         floored = logits.copy()
@@ -194,8 +194,10 @@ def test_the_graph_ends_with_the_scores_and_graphs_exported_before_still_read(ex
         only_tail = _tail_alone(onnx.load(str(folder / "model.onnx")))
         got, = onnxruntime.InferenceSession(only_tail.SerializeToString(), providers=["CPUExecutionProvider"]).run(
             None, {LOGITS: floored, "attention_mask": mask})
-        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-5)
-        assert np.abs(expected).max() < 25  # the floor keeps the scores finite
+        for row, n in enumerate(lengths):
+            read = slice(0, max(n - 1, 0))
+            np.testing.assert_allclose(got[row, :, read], expected[row, :, read], rtol=0, atol=1e-5)
+        assert lengths[0] > 2 and np.abs(expected[0]).max() < 25  # the floor keeps the scores finite
         full = np.ones_like(mask)  # no padding and small logits: no row near the floor
         small = np.random.default_rng(0).normal(size=logits.shape).astype(np.float32)
         got, = onnxruntime.InferenceSession(only_tail.SerializeToString(), providers=["CPUExecutionProvider"]).run(
@@ -217,6 +219,71 @@ def test_the_graph_ends_with_the_scores_and_graphs_exported_before_still_read(ex
     finish_graph(model, 1)  # an old graph finished again ends with the scores
     assert [output.name for output in model.graph.output] == [SCORES]
     assert not [node for node in model.graph.node if ROW_MAX in node.output]
+
+
+def _unslimmed_export(folder, monkeypatch, **kwargs):
+    """The export of `folder`'s model as finish_graph would write it without slim_graph."""
+    import onnx
+
+    from segmenter.train import onnx_graph
+    from segmenter.train.onnx_export import export_onnx
+
+    with monkeypatch.context() as patch:
+        patch.setattr(onnx_graph, "slim_graph", lambda model: None)
+        export_onnx(Segmenter(folder, engine="torch"), folder / "unslimmed.onnx", **kwargs)
+    return onnx.load(str(folder / "unslimmed.onnx"))
+
+
+# The trace's shape bookkeeping (onnx_graph.slim_graph): none of it is left in a slimmed graph.
+BOOKKEEPING = {"Equal", "Where", "ConstantOfShape", "Range", "Constant", "Identity"}
+
+
+def test_slim_graph_takes_out_the_bookkeeping_and_not_a_bit_of_the_scores(exported, tmp_path, monkeypatch):
+    """slim_graph (which finish_graph applies: every export) leaves the trace's arithmetic alone:
+    the slimmed graph's scores are the unslimmed one's bit for bit, rows past the junctions too,
+    for one short window, padded batches and batches of other lengths; it has fewer nodes, no
+    Reshape with a computed target and no shape bookkeeping (the tail's own Shape nodes aside),
+    and slimming it again changes nothing. The one-head graph, the three-head one (heads
+    reordered after the trace) and a dynamic int8 one."""
+    import onnx
+    import onnxruntime
+
+    from segmenter.model.reader import batch_ids
+    from segmenter.train.onnx_graph import finish_graph, slim_graph
+
+    one = make_tiny_model(tmp_path / "one", profile=HeadProfile(heads=[(1, 0)], weights=[1.0], source="test"))
+    three = shutil.copytree(exported, tmp_path / "three")
+    vocab = Segmenter(one, engine="numpy").vocab
+    rng = np.random.default_rng(1)
+    batches = [[3], [9], [0], [3, 9, 14, 0, 1], [20] * 4, [17, 22, 5], [61], [30, 61]]  # positions: 64
+    for folder, heads, kind in ((one, 1, False), (three, 3, False), (one, 1, "dynamic")):
+        unslimmed = _unslimmed_export(folder, monkeypatch, int8=kind)
+        slim = onnx.load(str(folder / "unslimmed.onnx"))
+        slim_graph(slim)
+        ops = [node.op_type for node in slim.graph.node]
+        assert len(ops) < len(unslimmed.graph.node) - 20, (len(ops), len(unslimmed.graph.node))
+        assert not BOOKKEEPING & set(ops), BOOKKEEPING & set(ops)
+        if not kind:  # (dynamic int8 looks positions up in an int8 table: that lookup stays)
+            assert ops.count("Shape") == 3 and ops.count("Expand") == 1  # the positions' T; the tail's T, [SEP]'s index
+        assert ops.count("Concat") == (heads > 1)  # the logits of two layers' heads, not a shape
+        constants = {tensor.name for tensor in slim.graph.initializer}
+        assert all(node.input[1] in constants for node in slim.graph.node if node.op_type == "Reshape")
+        again = onnx.load(str(folder / "unslimmed.onnx"))
+        finish_graph(again, heads)
+        finish_graph(again, heads)
+        assert again.SerializeToString() == slim.SerializeToString()
+        sessions = [onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+                    for model in (unslimmed, slim)]
+        for lengths in batches:
+            windows = [rng.integers(5, len(vocab), size=n) for n in lengths]
+            ids, mask, _ = batch_ids(windows, max(padded_length(np.array(lengths))), vocab)
+            before, after = (s.run(None, {"input_ids": ids, "attention_mask": mask})[0] for s in sessions)
+            assert after.shape == (len(lengths), heads, ids.shape[1] - 3)
+            np.testing.assert_array_equal(after, before)
+        too_long = np.ones((1, 72), dtype=np.int64)  # past the model's 64 positions: an error, as before
+        for session in sessions:
+            with pytest.raises(Exception):
+                session.run(None, {"input_ids": too_long, "attention_mask": too_long})
 
 
 def _tail_alone(model):
@@ -291,3 +358,4 @@ def test_the_shipped_models_have_static_int8_graphs():
         path = embedded_model_path(name) / "model.onnx"
         ops = {node.op_type for node in onnx.load(str(path)).graph.node}
         assert exported_kind(path) == "static" and "MatMulIntegerToFloat" in ops and "QLinearMatMul" not in ops, name
+        assert not BOOKKEEPING & ops, name  # slimmed (onnx_graph.slim_graph)
