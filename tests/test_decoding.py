@@ -248,3 +248,20 @@ def test_long_words_join_where_the_raw_text_never_breaks_them():
     assert cut_junctions(TextPlan("中华人民共和国"), np.array([-5.0, -5.0, -5.0, 8.0, -5.0, -5.0]), table, off)[3]
     with pytest.raises(ValueError, match="join_long"):
         WordDecoding(join_long=0.0)
+
+
+def test_han_runs_of_plain_texts_from_their_junctions():
+    """decoding._han_runs finds the Han runs of 2+ characters of plain texts from their
+    junctions, the others' from their runs: those of the runs, in text order."""
+    from segmenter.text.batch import Texts
+    from segmenter.text.plan import plan_texts
+    from segmenter.words.decoding import _han_runs
+
+    texts = ["我爱北京天安门", "中国 人民，天", "中\u0301国人民", "中国\u0301人", "a中国b中", "天安门", "𠀀𠀁中，中"]
+    plans = [plan for plan in plan_texts(texts) if len(plan.junctions)]
+    batch = Texts([plan.text for plan in plans], [plan.runs for plan in plans])
+    at = np.concatenate([plan.positions[plan.junctions] + start for plan, start in zip(plans, batch.starts.tolist())])
+    starts, ends = _han_runs(plans, batch.starts, at)
+    expected = [(start + r.start, start + r.end) for plan, start in zip(plans, batch.starts.tolist())
+                for r in plan.runs if r.kind == "han" and r.end - r.start > 1]
+    assert list(zip(starts.tolist(), ends.tolist())) == expected

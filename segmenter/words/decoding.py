@@ -36,6 +36,7 @@ import numpy as np
 
 from ..text.batch import Texts, run_characters
 from ..text.plan import TextPlan
+from ..text.runs import is_plain
 from .decoding_few import cut_junctions_few, viterbi_run
 from .joins import join_cohesive, join_long_words, join_units
 from .table import WordTable
@@ -138,13 +139,11 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     offsets = texts.starts[alive]
     at = [plan.junctions if plan.spaceless else plan.positions[plan.junctions] for plan in live]
     at = np.concatenate(at or [np.zeros(0, np.int64)]) + np.repeat(offsets, [len(j) for j in at])
-    runs = np.array([(offset, r.start, r.end) for offset, plan in zip(offsets.tolist(), live)
-                     for r in plan.runs if r.kind == "han" and r.end - r.start > 1], dtype=np.int64).reshape(-1, 3)
-    if not len(runs):
+    starts, ends = _han_runs(live, offsets, at)
+    if not len(starts):
         return cuts
     # Per run: its characters and its first junction; a run is decoded when a junction follows
     # each of its characters but the last (one search over the whole batch: `at` is sorted).
-    starts, ends = runs[:, 0] + runs[:, 1], runs[:, 0] + runs[:, 2]
     firsts = np.searchsorted(at, starts)
     whole = np.searchsorted(at, ends - 1) - firsts == ends - starts - 1
     starts, sizes, firsts = starts[whole], (ends - starts)[whole], firsts[whole]
@@ -190,6 +189,27 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
         join_long_words(cut, joined, starts, sizes, firsts, table, options)
     pieces = iter(np.split(cut, np.cumsum([len(c) for c in cuts if len(c)])[:-1]))
     return [next(pieces) if len(c) else c for c in cuts]
+
+
+def _han_runs(plans: list[TextPlan], offsets: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) in the batch's text of the Han runs of 2+ characters of `plans` (their
+    texts at `offsets`; `at`: their junctions' characters there, sorted), in text order. In a
+    plain text (runs.is_plain: no mark after a Han character) a Han run is a stretch of Han
+    characters, and a junction follows each but its last: its runs of 2+ are the stretches of
+    consecutive junctions, each one character longer, found by numpy. The others' from their runs."""
+    plain = np.array([is_plain(plan.text) for plan in plans], dtype=bool)
+    mine = np.repeat(plain, [len(plan.junctions) for plan in plans])  # the junctions of plain texts
+    ours = at[mine]
+    breaks = np.flatnonzero(np.diff(ours) != 1) + 1  # a stretch starts where a junction does not follow one
+    starts = ours[np.concatenate([np.zeros(1, np.int64), breaks])] if len(ours) else ours
+    ends = ours[np.concatenate([breaks - 1, [len(ours) - 1]])] + 2 if len(ours) else ours
+    if plain.all():
+        return starts, ends
+    others = np.array([(offset + r.start, offset + r.end) for offset, plan, p in zip(offsets.tolist(), plans, plain)
+                       if not p for r in plan.runs if r.kind == "han" and r.end - r.start > 1],
+                      dtype=np.int64).reshape(-1, 2)
+    order = np.argsort(np.concatenate([starts, others[:, 0]]), kind="stable")
+    return np.concatenate([starts, others[:, 0]])[order], np.concatenate([ends, others[:, 1]])[order]
 
 
 def _by_size(runs: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
