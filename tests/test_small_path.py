@@ -146,3 +146,32 @@ def test_the_python_viterbi_keeps_ties_nan_and_impossible_words():
         value = [rng.choices(choices, weights, k=max_len) for _ in range(n)]
         gain = rng.choices(choices[:5], k=n)
         assert viterbi_run(gain, value, size, n) == _viterbi_by_the_definition(gain, value, size, n)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts, seed=st.integers(0, 2**16))
+def test_kept_slots_give_what_a_fresh_search_gives(shipped, text, seed):
+    """WordTable keeps where the last text's strings are (_look_up_at): lookups of a text in any
+    order, some strings searched before and some not, read what a search of each gives."""
+    table = shipped.word_table
+    text = text * 3  # the same strings at several places
+    rng = random.Random(seed)
+    starts = [rng.randint(-1, len(text)) for _ in range(40)]
+    lengths = [rng.randint(0, table.max_n + 1) for _ in range(40)]
+
+    def fresh(name):
+        out = []
+        for s, n in zip(starts, lengths):
+            missing = table._column(1, name)[1]
+            if 1 <= n <= table.max_n and 0 <= s and s + n <= len(text):
+                hashes = table._string_hashes(text, n)[n - 1]
+                out.append(float(table._look_up(n, hashes[[s]], (name,))[0][0]))
+            else:
+                out.append(float(missing))
+        return out
+
+    half = len(starts) // 2
+    assert _same(table.counts_at(text, starts[:half], lengths[:half]).tolist(), fresh("counts")[:half])
+    table._values(text, None, ("autonomy",), room=None)
+    for name in ("counts_at", "autonomy_at", "logp_at"):
+        assert _same(getattr(table, name)(text, starts, lengths).tolist(), fresh(name[: -len("_at")]))

@@ -37,6 +37,7 @@ from .table_files import read_table, write_table
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 INDEXED_QUERIES = 16  # a lookup of this many queries goes through the KeyIndex, once build_indexes has built it
 KEPT_CHARS = 1 << 20  # the hashes of the last text looked up are kept when it is this long or shorter
+NOT_SEARCHED, NOT_FOUND = -2, -1  # _look_up_at's kept slots of strings not searched yet, and not in the table
 RECENT_STRINGS = 2048  # look_up_few keeps the values of this many strings per length and columns (~0.4 MB)
 
 
@@ -59,9 +60,10 @@ class WordTable:
         self._indexes: dict[int, KeyIndex] = {}  # per length, built by build_indexes only (_find)
         self._hashed: tuple = (None, [])  # the last text looked up and its strings' hashes (_string_hashes)
         self._recent: dict = {}  # (n, columns) -> look_up_few's columns and the strings it keeps
+        self._searched: tuple = (None, {})  # the last text looked up and where its strings are (_look_up_at)
 
     def __getstate__(self):  # a copy builds its own indexes
-        return {**self.__dict__, "_indexes": {}, "_hashed": (None, []), "_recent": {}}
+        return {**self.__dict__, "_indexes": {}, "_hashed": (None, []), "_recent": {}, "_searched": (None, {})}
 
     def with_unigram(self, unigram: dict) -> "WordTable":
         """This table with a unigram word model (train/unigram.fit_unigram's result) beside it."""
@@ -155,6 +157,33 @@ class WordTable:
                 self._hashed = (text, hashes)
         return hashes
 
+    def _look_up_at(self, text: str, hashes: np.ndarray, starts: np.ndarray, n: int,
+                    columns: tuple[str, ...]) -> list[np.ndarray]:
+        """_look_up of the n-character strings of `text` at `starts` (int array; hashes: of all its
+        strings of n characters, _string_hashes). Where each string
+        of the last text is in the table is kept (int32 a string and length: up to KEPT_CHARS
+        characters, as its hashes): in a batch the decoder searches every string of its runs, and
+        the joins and conventions after it look up only strings it searched (issue 57: 190 k of a
+        1,000-sentence batch's 460 k queries, in 50 calls), which then cost a gather, no search."""
+        last, kept = self._searched
+        if last is not text:
+            if len(text) > KEPT_CHARS:
+                return self._look_up(n, hashes[starts], columns)
+            kept = {}
+            self._searched = (text, kept)
+        slots = kept.get(n)
+        if slots is None:
+            slots = kept.setdefault(n, np.full(len(hashes), NOT_SEARCHED, dtype=np.int32))
+        slot = slots[starts]
+        unsearched = slot == NOT_SEARCHED
+        if unsearched.any():
+            at = starts[unsearched]
+            where, found = self._find(n, hashes[at])
+            slot[unsearched] = np.where(found, where, NOT_FOUND)
+            slots[at] = slot[unsearched]  # another thread on this text writes the same slots
+        found = slot >= 0
+        return [pick(*self._column(n, name), slot, found) for name in columns]
+
     def _look_up(self, n: int, hashes: np.ndarray, columns: tuple[str, ...]) -> list[np.ndarray]:
         """Columns ("autonomy", "counts", "logp") of the n-character strings with these hashes
         (each column's missing value where the table lacks one): one search serves every column."""
@@ -193,8 +222,8 @@ class WordTable:
         hashes = self._string_hashes(run, max_len)
         for n in range(1, min(max_len, len(hashes)) + 1):
             strings = len(hashes[n - 1])  # of n characters: one a character but the last n - 1
-            at = slice(strings) if room is None else np.flatnonzero(room[:strings] >= n)
-            for out, values in zip(outs, self._look_up(n, hashes[n - 1][at], columns)):
+            at = np.arange(strings) if room is None else np.flatnonzero(room[:strings] >= n)
+            for out, values in zip(outs, self._look_up_at(run, hashes[n - 1], at, n, columns)):
                 out[at, n - 1] = values
         return outs
 
@@ -270,7 +299,7 @@ class WordTable:
         hashes = self._string_hashes(text, asked[-1])
         for n in asked:
             at = np.flatnonzero(wanted & (lengths == n))
-            out[at] = self._look_up(n, hashes[n - 1][starts[at]], (name,))[0]
+            out[at] = self._look_up_at(text, hashes[n - 1], starts[at], n, (name,))[0]
         return out
 
     # -- adaptation -------------------------------------------------------------------------
