@@ -32,6 +32,8 @@ The decoder works on per-junction scores only, so it does not care how they were
 """
 from __future__ import annotations
 
+from itertools import accumulate
+
 import numpy as np
 
 from ..text.batch import Texts, run_characters
@@ -127,13 +129,18 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     every run's dynamic program is its own row). combined[i] may be None for a text without
     junctions. texts: the plans' batch (text.batch.Texts), where the caller has it already: the
     decoder reads the word table over texts.text, as the conventions after it do."""
-    cuts = [np.zeros(0, dtype=bool) if c is None else np.asarray(c) > 0 for c in combined]
     if texts is None:
         texts = Texts([plan.text for plan in plans], [plan.runs for plan in plans])
     if len(texts.text) <= FEW_CHARS:
         return cut_junctions_few(plans, combined, table, options, texts, COHESIVE_PASSES)
-    alive = [i for i, cut in enumerate(cuts) if len(cut)]
+    # The junctions of all texts side by side: text i's are cut[bounds[i] : bounds[i + 1]], the
+    # threshold's decisions until the decoder's replace them.
+    counts = [0 if c is None else len(c) for c in combined]
+    bounds = [0, *accumulate(counts)]
+    alive = [i for i, count in enumerate(counts) if count]
     live = [plans[i] for i in alive]
+    flat = np.concatenate([np.asarray(combined[i]) for i in alive] or [np.zeros(0, np.float32)])
+    cut = flat > 0
     # In the batch's text: where each text starts; the character before each junction; the Han
     # runs of 2+ characters (start, end).
     offsets = texts.starts[alive]
@@ -141,14 +148,14 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     at = np.concatenate(at or [np.zeros(0, np.int64)]) + np.repeat(offsets, [len(j) for j in at])
     starts, ends = _han_runs(live, offsets, at)
     if not len(starts):
-        return cuts
+        return _per_text(cut, bounds)
     # Per run: its characters and its first junction; a run is decoded when a junction follows
     # each of its characters but the last (one search over the whole batch: `at` is sorted).
     firsts = np.searchsorted(at, starts)
     whole = np.searchsorted(at, ends - 1) - firsts == ends - starts - 1
     starts, sizes, firsts = starts[whole], (ends - starts)[whole], firsts[whole]
     if not len(starts):
-        return cuts
+        return _per_text(cut, bounds)
     # Autonomy (and log p) of every string inside a decoded run of the batch text: a word may
     # not run past its run (word_values), so the strings that would are not looked up.
     joined = texts.text
@@ -156,10 +163,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     room = np.zeros(len(joined), dtype=np.int64)  # characters left in its run: no longer word is read
     room[starts[run_of] + inner] = sizes[run_of] - inner
     autonomy, logp = table.autonomy_and_logp(joined, options.max_len, room)
-    flat = [c for c in combined if c is not None and len(c)]
-    scores = np.clip(options.beta * np.concatenate(flat).astype(np.float64), -options.beta * options.clip,
-                     options.beta * options.clip)
-    cut = np.concatenate([c for c in cuts if len(c)])
+    scores = np.clip(options.beta * flat.astype(np.float64), -options.beta * options.clip, options.beta * options.clip)
     # Runs of similar sizes share one lockstep pass, so one long run does not pad all the others.
     order = np.argsort(sizes, kind="stable")
     for bucket in np.array_split(order, max(1, int(np.ceil(len(order) / 256)))):
@@ -187,8 +191,12 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
                 break
     if options.join_long is not None:
         join_long_words(cut, joined, starts, sizes, firsts, table, options)
-    pieces = iter(np.split(cut, np.cumsum([len(c) for c in cuts if len(c)])[:-1]))
-    return [next(pieces) if len(c) else c for c in cuts]
+    return _per_text(cut, bounds)
+
+
+def _per_text(cut: np.ndarray, bounds: list[int]) -> list[np.ndarray]:
+    """The decisions of all junctions -> each text's, cut[bounds[i] : bounds[i + 1]] (views)."""
+    return [cut[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 def _han_runs(plans: list[TextPlan], offsets: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
