@@ -40,7 +40,7 @@ from ..text.batch import Texts, run_characters
 from ..text.plan import TextPlan
 from ..text.runs import is_plain
 from .decoding_few import cut_junctions_few, viterbi_run
-from .joins import join_cohesive, join_long_words, join_units
+from .joins import DecodedRuns, join_cohesive, join_long_words, join_units
 from .table import WordTable
 from .weights import WordDecoding
 
@@ -178,8 +178,9 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             junction = np.where(has_junction, firsts[group, None] + k[None, :], 0)
             gains = np.where(has_junction, scores[junction], 0.0)
             cut[junction[has_junction]] = best_words(gains, values, sizes[group])[has_junction]
+    runs = DecodedRuns.of(starts, sizes, firsts)  # what each join reads of the runs' characters
     if options.joins_units:
-        join_units(cut, joined, starts, sizes, firsts, table, options)
+        join_units(cut, joined, runs, table, options)
     if options.joins_cohesive:
         # A pass joins each word once, so a word it made may join again: 共|和|国 -> 共和|国 ->
         # 共和国 (of two overlapping pairs a pass takes the left one; left as 共和|国, join_long
@@ -187,10 +188,10 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
         # again (a 3- or 4-character word is no pair's side), so the next pass runs only after one
         # (chosen: a 1+1 pair that overlapped one to its left costs a pass that changes nothing).
         for _ in range(COHESIVE_PASSES):
-            if not join_cohesive(cut, scores, joined, starts, sizes, firsts, table, options):
+            if not join_cohesive(cut, scores, joined, runs, table, options):
                 break
     if options.join_long is not None:
-        join_long_words(cut, joined, starts, sizes, firsts, table, options)
+        join_long_words(cut, joined, runs, table, options)
     return _per_text(cut, bounds)
 
 

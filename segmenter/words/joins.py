@@ -1,7 +1,7 @@
 """The joins after the word decoder's Viterbi (decoding.py): two or more decoded words become one
 where the raw text's word table says the joined string is a unit. Each works in place on the
-junction decisions `cut` of the Han runs decoded together (cut_junctions_batch's arrays: `starts`,
-`sizes` and `firsts` per run, in the batch text, text.batch.Texts) and reads its thresholds from
+junction decisions `cut` of the Han runs decoded together (cut_junctions_batch's, laid out once
+for all joins: DecodedRuns, in the batch text, text.batch.Texts) and reads its thresholds from
 weights.WordDecoding.
 
 join_cohesive joins two decoded words whose joined string the raw text rarely breaks
@@ -13,6 +13,8 @@ join_long_words for two words of 2+ characters, 5+ together (中华人民|共和
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..text.batch import ranks_in_groups, run_characters
@@ -20,21 +22,38 @@ from .table import WordTable
 from .weights import WordDecoding
 
 
-def _decoded_words(cut: np.ndarray, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray):
+class DecodedRuns(NamedTuple):
+    """The Han runs the decoder decodes together (cut_junctions_batch), and the layout of their
+    characters that every join reads, laid out once: per run (R,) its first character in the
+    joined text, its characters, its first junction; per character of the runs (C,), in order,
+    its run, its position in the joined text, whether it is its run's last, and the junction
+    after it (0 for a run's last character: there is none)."""
+
+    starts: np.ndarray
+    sizes: np.ndarray
+    firsts: np.ndarray
+    run_of: np.ndarray
+    position: np.ndarray
+    last: np.ndarray
+    junction: np.ndarray
+
+    @classmethod
+    def of(cls, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray) -> "DecodedRuns":
+        run_of, k = run_characters(sizes)
+        last = k == sizes[run_of] - 1
+        return cls(starts, sizes, firsts, run_of, starts[run_of] + k, last, np.where(last, 0, firsts[run_of] + k))
+
+
+def _decoded_words(cut: np.ndarray, runs: DecodedRuns):
     """The words the junction decisions `cut` make of the runs: per word, its run, its first
     character's position in the joined text, its length, and the junction after its last
     character (0 for a run's last word: there is none)."""
-    run_of, k = run_characters(sizes)
-    position = starts[run_of] + k
-    last = k == sizes[run_of] - 1
-    junction = np.where(last, 0, firsts[run_of] + k)
-    ends = np.flatnonzero(last | cut[junction] & ~last)  # characters that end a word
+    ends = np.flatnonzero(runs.last | cut[runs.junction] & ~runs.last)  # characters that end a word
     word_start = np.concatenate([[0], ends[:-1] + 1])
-    return run_of[ends], position[word_start], ends - word_start + 1, junction[ends]
+    return runs.run_of[ends], runs.position[word_start], ends - word_start + 1, runs.junction[ends]
 
 
-def join_units(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray, table: WordTable,
-               options: WordDecoding) -> None:
+def join_units(cut: np.ndarray, text: str, runs: DecodedRuns, table: WordTable, options: WordDecoding) -> None:
     """Uncut (in place) the inside of four characters that the decoder left as 2-4 words, one
     of them a single character, where the raw text has the four as a unit: they are a share
     >= join_units of the occurrences of their most frequent inner two characters (山越 occurs
@@ -46,19 +65,19 @@ def join_units(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray
     pieces, and none of them a very common single-character word): 迄今|为|止 -> 迄今为止."""
     found = None  # the decoded words and their four-character candidates, shared by both passes
     if options.join_units is not None:
-        found = _four_candidates(cut, text, starts, sizes, firsts, table)
+        found = _four_candidates(cut, text, runs, table)
         if _join_four(cut, text, found, table, options, _units_by_share, options.units_min_count):
             found = None  # words joined: the second pass reads the words now
     if options.units_logp is not None and table.unigram is not None:
-        found = found or _four_candidates(cut, text, starts, sizes, firsts, table)
+        found = found or _four_candidates(cut, text, runs, table)
         _join_four(cut, text, found, table, options, _units_by_model, options.join_min_count)
 
 
-def _four_candidates(cut, text, starts, sizes, firsts, table) -> tuple:
+def _four_candidates(cut, text, runs: DecodedRuns, table) -> tuple:
     """(the decoded words: run, begin, length, after), then the candidates: 2-4 words of one run
     that make four characters, one of them a single character (first word, words), and the
     table's count of each candidate's four characters."""
-    run, begin, length, after = _decoded_words(cut, starts, sizes, firsts)
+    run, begin, length, after = _decoded_words(cut, runs)
     firsts_of, counts = [], []
     for words in (2, 3, 4):
         first = np.arange(len(length) - words + 1)
@@ -118,8 +137,8 @@ def _units_by_model(text, where, pieces, counts, table, options):
     return margin, chosen
 
 
-def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray,
-                  firsts: np.ndarray, table: WordTable, options: WordDecoding) -> bool:
+def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, runs: DecodedRuns, table: WordTable,
+                  options: WordDecoding) -> bool:
     """Uncut (in place) the junction between two decoded words of a run whose joined string
     is cohesive in the raw text: of 2+2 characters, when one half is nearly always followed
     or preceded by the other (count(word) / count(half) >= join4: 生产|总值, 计划|生育); of
@@ -136,11 +155,10 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, starts: np.nda
     a pass: of two overlapping pairs, the left one (cut_junctions_batch runs a second pass where
     the first joined: 共|和|国 -> 共和|国 -> 共和国). A table saved without counts joins nothing.
 
-    cut: the decisions of all junctions of the runs (runs in the joined `text` at `starts`,
-    `sizes` characters, their first junction at `firsts`), after the Viterbi. Returns whether a
+    cut: the decisions of all junctions of the `runs` (in the joined `text`), after the Viterbi. Returns whether a
     1+1 pair was chosen: only a two-character word a pass made can join again (2+1, 1+2, 2+2).
     """
-    run, begin, lengths, after = _decoded_words(cut, starts, sizes, firsts)
+    run, begin, lengths, after = _decoded_words(cut, runs)
     pair = np.flatnonzero(run[:-1] == run[1:])  # word j and j+1 in one run
     left, right = lengths[pair], lengths[pair + 1]
     kinds = ((left == 2) & (right == 2), (left == 2) & (right == 1), (left == 1) & (right == 2),
@@ -186,15 +204,14 @@ def _join_by_model(joined: np.ndarray, candidates: np.ndarray, pieces: tuple[int
     joined[where[margin >= least]] = True
 
 
-def join_long_words(cut: np.ndarray, text: str, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray,
-                    table: WordTable, options: WordDecoding) -> None:
+def join_long_words(cut: np.ndarray, text: str, runs: DecodedRuns, table: WordTable, options: WordDecoding) -> None:
     """Uncut (in place) the junction between two decoded words of 2+ characters each and 5+
     together whose junction the raw text rarely breaks: take up to three characters of each
     side (the table counts strings of up to six), and join when that string is a share >=
     join_long of the occurrences of both of its sides (华人民|共和国: 7,791 of 7,799 and of 8,898,
     so 中华人民|共和国 -> 中华人民共和国, longer than the decoder's max_len). 国内|生产总值 stays:
     内生产 is rare beside 国内. A word joins once: of two overlapping pairs, the left one."""
-    run, begin, lengths, after = _decoded_words(cut, starts, sizes, firsts)
+    run, begin, lengths, after = _decoded_words(cut, runs)
     pair = np.flatnonzero(run[:-1] == run[1:])
     left, right = lengths[pair], lengths[pair + 1]
     keep = (left >= 2) & (right >= 2) & (left + right >= 5)
