@@ -53,9 +53,15 @@ def find_keys(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.nda
     if len(queries) >= SORTED_QUERIES:
         # Sorted queries walk the table in order (searchsorted starts each search where the last
         # ended, and the cache holds that part of the table): the same slots, fewer misses.
+        # A batch's strings repeat (a third to a half of the queries of 1,000 PKU sentences):
+        # each distinct query is searched once, its slot given to its copies.
         order = np.argsort(queries)  # equal queries get equal slots: any order of ties serves
+        ordered = queries[order]
+        first = np.empty(len(ordered), dtype=bool)  # the first of each run of equal queries
+        first[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
         slot = np.empty(len(queries), dtype=np.int64)
-        slot[order] = np.searchsorted(keys, queries[order])
+        slot[order] = np.searchsorted(keys, ordered[first])[np.cumsum(first) - 1]
     else:
         slot = np.searchsorted(keys, queries)
     slot = np.minimum(slot, len(keys) - 1)
