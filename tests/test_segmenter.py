@@ -200,3 +200,23 @@ def test_tokens_of_a_batch_by_pieces_and_by_owners_agree():
             found = tokens_of(batch, ends, words_only)
             assert found == _tokens_owned(batch, ends, words_only)
             assert ["".join(w if words_only else w.word for w in words) for words in found] == texts
+
+
+def test_margins_of_one_head_at_once_are_those_of_each_plan():
+    """assembly.junction_margins combines a one-head profile's scores of all plans at once: the
+    margins of each plan alone, to the bit (a product and two sums either way)."""
+    import numpy as np
+
+    from segmenter.standards.levels import Level, standard_named
+    from segmenter.text.plan import plan_texts
+    from segmenter.words.assembly import junction_margins
+
+    rng = np.random.default_rng(0)
+    plans = plan_texts(["我爱北京天安门", "", "中", "今天天气不错，他说的确实在理", "a b"])
+    for plan in plans:
+        plan.scores = rng.normal(size=(1, len(plan.junctions))).astype(np.float32)
+    profile = HeadProfile(heads=[(1, 0)], weights=[0.7], bias=0.3)
+    level = Level.at(0.5, profile, None, standard_named("general"))
+    for margins, plan in zip(junction_margins(plans, profile, level), plans):
+        alone = profile.combine(plan.scores) - level.threshold if len(plan.junctions) else np.zeros(0, np.float32)
+        assert margins.dtype == alone.dtype and margins.tobytes() == alone.tobytes()

@@ -17,6 +17,7 @@ benchmarks and training that make cuts of their own (an oracle, an ablation row)
 """
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import NamedTuple
 
 import numpy as np
@@ -41,6 +42,12 @@ class Token(NamedTuple):
 
 def junction_margins(plans: list[TextPlan], profile: HeadProfile, level: Level) -> list[np.ndarray]:
     """(J,) combined head score of each junction minus the level's threshold: > 0 leans to a cut."""
+    if len(profile.weights) == 1 and len(plans) > 1:
+        # One head: each margin is one product and two sums whether the plans are combined one
+        # by one or all at once, so at once (views of one array), not a matmul per plan.
+        bounds = [0, *accumulate(len(plan.junctions) for plan in plans)]
+        flat = profile.combine(np.concatenate([plan.scores for plan in plans], axis=1)) - level.threshold
+        return [flat[a:b] for a, b in zip(bounds, bounds[1:])]
     return [profile.combine(plan.scores) - level.threshold if len(plan.junctions) else np.zeros(0, np.float32)
             for plan in plans]
 

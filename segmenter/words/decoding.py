@@ -139,7 +139,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     bounds = [0, *accumulate(counts)]
     alive = [i for i, count in enumerate(counts) if count]
     live = [plans[i] for i in alive]
-    flat = np.concatenate([np.asarray(combined[i]) for i in alive] or [np.zeros(0, np.float32)])
+    flat = np.concatenate([combined[i] for i in alive] or [np.zeros(0, np.float32)])
     cut = flat > 0
     # In the batch's text: where each text starts; the character before each junction; the Han
     # runs of 2+ characters (start, end).
