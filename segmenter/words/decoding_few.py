@@ -145,6 +145,7 @@ class TextLookups:
 
     def __init__(self, table, text: str):
         self.table, self.text = table, text
+        self.unigram, self.info, self.max_n = table.unigram, table.info, table.max_n  # read a few times a call
         self.strings = _Strings(table, text)
 
     def __getattr__(self, name):

@@ -37,11 +37,11 @@ def text_hashes(text: str, longest: int) -> list[list[int]]:
     """hash_step's hashes of text's strings of 1..longest characters as Python ints, [n - 1][start]:
     for one short text, where a numpy call costs more than the few multiplications it saves.
     ord() is code_points' code point (text/runs.py; a lone surrogate's own too)."""
-    multiplier, hashes = int(MULTIPLIER), []
-    codepoints = [ord(c) for c in text]
-    step = [0] * len(text)
-    for n in range(1, min(longest, len(text)) + 1):
-        step = [(h * multiplier + c) & _WORD for h, c in zip(step, codepoints[n - 1 :])]
+    multiplier = int(MULTIPLIER)
+    step = [ord(c) for c in text]  # 0 * MULTIPLIER + code point
+    hashes = [step] if longest >= 1 and text else []
+    for n in range(2, min(longest, len(text)) + 1):
+        step = [(h * multiplier + c) & _WORD for h, c in zip(step, hashes[0][n - 1 :])]
         hashes.append(step)
     return hashes
 
