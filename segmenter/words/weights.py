@@ -100,10 +100,13 @@ class WordDecoding:
         characters left in its run from there, and (..., L) their unigram log p (None: no
         model) -> (..., L) value of each candidate word."""
         max_len = autonomy.shape[-1]
-        known = np.where(np.isnan(autonomy), self.unseen, autonomy)
-        known[..., 0] = np.nan_to_num(autonomy[..., 0], nan=0.0)  # unknown single characters: neutral
+        values = np.where(np.isnan(autonomy), self.unseen, autonomy)  # the known autonomy
+        values[..., 0] = np.nan_to_num(autonomy[..., 0], nan=0.0)  # unknown single characters: neutral
         lengths = np.arange(1, max_len + 1, dtype=np.float64)
-        values = self.alpha * known * lengths
+        # alpha * known * lengths, in place where the autonomy is float64 (a large decoder group's
+        # (R, N, L) arrays would be fresh pages each); float32 autonomy widens at * lengths.
+        np.multiply(self.alpha, values, out=values)
+        values = np.multiply(values, lengths, out=values if values.dtype == lengths.dtype else None)
         if self.bonus:  # NaN >= x is False: unknown strings get no bonus
             values += np.where((lengths >= 3) & (autonomy >= self.bonus_from), self.bonus, 0.0)
         if logp is not None and self.gamma:
