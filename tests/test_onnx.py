@@ -286,25 +286,6 @@ def test_slim_graph_takes_out_the_bookkeeping_and_not_a_bit_of_the_scores(export
                 session.run(None, {"input_ids": too_long, "attention_mask": too_long})
 
 
-def test_one_window_reads_on_its_own_session(exported):
-    """read_one (one short sentence) runs on a session of its own, made on first use with a
-    memory pattern (the batches' session has none): the same scores as the batches' path."""
-    import pickle
-
-    seg = Segmenter(exported, window=30, overlap=8, engine="onnx", num_threads=1)
-    reader = seg.reader
-    assert reader.one_session is None
-    windows = [np.arange(5, 5 + n) for n in (1, 2, 7, 9, 14, 28)]
-    for window in windows:
-        np.testing.assert_array_equal(reader.read_one(window), reader.read([window])[0])
-    assert reader.one_session.get_session_options().enable_mem_pattern
-    assert not reader.session.get_session_options().enable_mem_pattern
-    assert pickle.loads(pickle.dumps(reader)).one_session is None
-    reader.set_threads(2)
-    assert reader.one_session is None
-    assert [seg.lcut(text) for text in TEXTS] == [words for words in map(seg.lcut, TEXTS)]
-
-
 def _tail_alone(model):
     """The nodes score_tail appended, as a graph of their own: inputs the logits and the mask."""
     from onnx import TensorProto, helper

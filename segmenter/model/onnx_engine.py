@@ -87,10 +87,21 @@ class OnnxReader(WindowReader):
 
     def set_threads(self, threads: int) -> None:
         """A session for `threads` cores (onnxruntime fixes its threads when it builds one)."""
-        # A memory pattern plans the buffers of one input shape and keeps them: every batch here
-        # has its own (rows, padded length), so the batches' session goes without one.
-        self.session = self._session(threads, memory_pattern=False)
-        self.one_session = None  # read_one's, made on its first call
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        cpu = self.providers[:1] == ["CPUExecutionProvider"]
+        options.intra_op_num_threads = 1 if cpu else threads
+        options.inter_op_num_threads = 1
+        # A memory pattern plans the buffers of one input shape and keeps the plan; every batch
+        # here has its own (rows, padded length), so the plans would only pile up.
+        options.enable_mem_pattern = False
+        try:
+            self.session = onnxruntime.InferenceSession(
+                str(self.path), options, providers=self.providers, disabled_optimizers=list(UNFUSED)
+            )
+        except Exception as err:  # onnxruntime raises its own exception types
+            raise ModelLoadError(f"{self.path} is unreadable or corrupt: {err}") from None
         # whether the graph ends with the scores (onnx_graph.SCORES) or with the logits
         self.scores_out = self.session.get_outputs()[0].name == SCORES_OUTPUT
         self._output_names = [self.session.get_outputs()[0].name]  # read_one's one output
@@ -99,38 +110,11 @@ class OnnxReader(WindowReader):
         if self.workers is not None:
             self.workers.close()
         # The threads that share the cores (started on first use): none on one core or off the CPU.
-        cpu = self.providers[:1] == ["CPUExecutionProvider"]
         self.workers = WorkerThreads(threads, "segmenter-onnx") if cpu and threads > 1 else None
-
-    def _session(self, threads: int, memory_pattern: bool):
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        cpu = self.providers[:1] == ["CPUExecutionProvider"]
-        options.intra_op_num_threads = 1 if cpu else threads
-        options.inter_op_num_threads = 1
-        options.enable_mem_pattern = memory_pattern
-        try:
-            return onnxruntime.InferenceSession(
-                str(self.path), options, providers=self.providers, disabled_optimizers=list(UNFUSED)
-            )
-        except Exception as err:  # onnxruntime raises its own exception types
-            raise ModelLoadError(f"{self.path} is unreadable or corrupt: {err}") from None
-
-    def _one_text_session(self):
-        """read_one's session: one window, (1, padded length), so at most max_positions / 8 input
-        shapes, each of whose buffers a memory pattern plans once and then takes in one piece
-        (a run of a short window costs ~10% less than with a buffer at a time). On the CPU only;
-        made on first use (two threads that both make one keep either: they are alike)."""
-        if self.providers[:1] != ["CPUExecutionProvider"]:
-            return self.session
-        self.one_session = self._session(self.threads, memory_pattern=True)
-        return self.one_session
 
     def __getstate__(self):  # a session and threads do not pickle; a copy makes its own
         state = dict(self.__dict__)
         del state["session"]
-        state["one_session"] = None
         state["workers"] = None
         return state
 
@@ -155,8 +139,7 @@ class OnnxReader(WindowReader):
             mask[0, : n + 2] = 1
             mask.setflags(write=False)
             self._masks[n] = mask
-        session = self.one_session or self._one_text_session()
-        scores = session.run(self._output_names, {"input_ids": ids, "attention_mask": mask})[0]
+        scores = self.session.run(self._output_names, {"input_ids": ids, "attention_mask": mask})[0]
         return scores[0, :, : max(n - 1, 0)]
 
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
