@@ -265,3 +265,24 @@ def test_han_runs_of_plain_texts_from_their_junctions():
     expected = [(start + r.start, start + r.end) for plan, start in zip(plans, batch.starts.tolist())
                 for r in plan.runs if r.kind == "han" and r.end - r.start > 1]
     assert list(zip(starts.tolist(), ends.tolist())) == expected
+
+
+def test_word_values_are_the_written_formula_bit_for_bit():
+    """WordDecoding.word_values computes alpha * known * lengths (+ bonus, + gamma * log p) in
+    place: the bits of the formula as written, float64 and float32 autonomy alike."""
+    options = WordDecoding(gamma=0.2, bonus=1.0)
+    rng = np.random.default_rng(0)
+    for dtype in (np.float64, np.float32):
+        autonomy = (rng.normal(size=(6, 9, 5)) * 3).astype(dtype)
+        autonomy[rng.random(autonomy.shape) < 0.4] = np.nan
+        logp = rng.normal(size=autonomy.shape).astype(dtype)
+        room = rng.integers(0, 6, size=autonomy.shape[:-1])
+        known = np.where(np.isnan(autonomy), options.unseen, autonomy)
+        known[..., 0] = np.nan_to_num(autonomy[..., 0], nan=0.0)
+        lengths = np.arange(1, 6, dtype=np.float64)
+        expected = options.alpha * known * lengths
+        expected += np.where((lengths >= 3) & (autonomy >= options.bonus_from), options.bonus, 0.0)
+        expected += options.gamma * logp
+        expected[lengths > room[..., None]] = -np.inf
+        found = options.word_values(autonomy, room, logp)
+        assert found.dtype == expected.dtype and found.tobytes() == expected.tobytes()
