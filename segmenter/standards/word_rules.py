@@ -17,6 +17,7 @@ from ..text.batch import (
     among_sorted,
     any_of,
     is_among,
+    ranks_in_groups,
     starts_word,
     with_ends,
     without_ends,
@@ -113,9 +114,9 @@ def split_function_words(texts, ends, c, setting, word_table):
     pairs = starts[ends - starts == 2]
     first, second = texts.codes[pairs], texts.codes[pairs + 1]
     led = is_among(first, c.function_words) & ~is_among(second, c.bound_ends) | is_among(second, particles)
-    led &= ~_among_pairs(first, second, c.keep_pairs, "keep_pairs")
+    led[led] = ~_among_pairs(first[led], second[led], c.keep_pairs, "keep_pairs")  # only the led are asked
     if setting == "coarse":
-        led &= ~is_among(first, c.coarse_leads) & ~_among_pairs(first, second, c.coarse_pairs)
+        led[led] = ~is_among(first[led], c.coarse_leads) & ~_among_pairs(first[led], second[led], c.coarse_pairs)
     begin = pairs[led & han_mask(first) & han_mask(second)]
     cuts = [np.zeros(0, np.int64)]
     if len(begin):
@@ -209,9 +210,15 @@ def split_compounds(texts, ends, c, on, word_table):
     starts = word_starts(ends)
     # Other rows' lists: numbers are the number rows' words, transliterations no compounds.
     kept = c.han_digits + c.han_powers + c.ordinal_marks + c.foreign
-    candidates = np.array([k for k in np.flatnonzero((ends - starts >= 4) & (ends - starts <= 5)).tolist()
-                           if HAN_SPAN_RE.fullmatch(text, starts[k], ends[k])
-                           and not any(ch in kept for ch in text[starts[k] : ends[k]])], dtype=np.int64)
+    maybe = np.flatnonzero((ends - starts >= 4) & (ends - starts <= 5))
+    if not len(maybe):
+        return ends
+    # The words of Han characters alone, none of them one of `kept`: per character of the
+    # words (their starts, sizes), whether it breaks that, then per word whether one does.
+    size = ends[maybe] - starts[maybe]
+    codes = texts.codes[np.repeat(starts[maybe], size) + ranks_in_groups(size)]
+    breaks = ~han_mask(codes) | is_among(codes, kept)
+    candidates = maybe[~np.logical_or.reduceat(breaks, np.cumsum(size) - size)]
     if not len(candidates):
         return ends
     begin, lengths = starts[candidates], ends[candidates] - starts[candidates]
