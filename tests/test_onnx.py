@@ -280,6 +280,19 @@ def test_slim_graph_takes_out_the_bookkeeping_and_not_a_bit_of_the_scores(export
             before, after = (s.run(None, {"input_ids": ids, "attention_mask": mask})[0] for s in sessions)
             assert after.shape == (len(lengths), heads, ids.shape[1] - 3)
             np.testing.assert_array_equal(after, before)
+        if heads == 1 and not kind:  # probes past the model's positions: the bookkeeping stays, the graph works
+            from segmenter.train import onnx_graph
+
+            with monkeypatch.context() as patch:
+                patch.setattr(onnx_graph, "PROBES", ((1, 70),))
+                kept = onnx.load(str(folder / "unslimmed.onnx"))
+                slim_graph(kept)
+            assert "Concat" in [node.op_type for node in kept.graph.node]
+            windows = [rng.integers(5, len(vocab), size=n) for n in (3, 9)]
+            ids, mask, _ = batch_ids(windows, 16, vocab)
+            kept_scores, = onnxruntime.InferenceSession(kept.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+                None, {"input_ids": ids, "attention_mask": mask})
+            np.testing.assert_array_equal(kept_scores, sessions[0].run(None, {"input_ids": ids, "attention_mask": mask})[0])
         too_long = np.ones((1, 72), dtype=np.int64)  # past the model's 64 positions: an error, as before
         for session in sessions:
             with pytest.raises(Exception):
@@ -331,6 +344,7 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
     ops = [n.op_type for n in graph.node]  # int8 products straight to float, bias included (products_to_float)
     assert "MatMulIntegerToFloat" in ops and not {"QLinearMatMul", "DequantizeLinear"} & set(ops)
     assert [n.name for n in graph.node if n.op_type == "MatMul"] == attention_products(graph) != []
+    assert not BOOKKEEPING & set(ops)  # slimmed after quantising (finish_graph)
     one = Segmenter(folder, window=30, overlap=8, num_threads=1, processes=False)
     assert one.engine == "onnx" and STATIC_KEY in one.reader.session.get_modelmeta().custom_metadata_map
     texts = TEXTS * 3

@@ -307,9 +307,10 @@ def slim_graph(model) -> None:
     _skip_identities(graph)
     tail = strip_tail(model)
     _drop_dead(graph)
-    shapes, values = _probe(model)
-    _constant_reshapes(graph, shapes, values)
-    _constant_lookups(graph, shapes, values)
+    probed = _probe(model)
+    if probed is not None:
+        _constant_reshapes(graph, *probed)
+        _constant_lookups(graph, *probed)
     _mask_lookup(model)
     _drop_dead(graph)
     if tail:
@@ -368,9 +369,10 @@ def _drop_dead(graph) -> None:
         graph.value_info.remove(info)
 
 
-def _probe(model) -> tuple[list[dict[str, tuple]], list[dict[str, np.ndarray]]]:
+def _probe(model) -> tuple[list[dict[str, tuple]], list[dict[str, np.ndarray]]] | None:
     """For each PROBES shape: every tensor's shape, and the value of every tensor that does not
-    depend on the inputs' values (only on their shapes: the trace's bookkeeping)."""
+    depend on the inputs' values (only on their shapes: the trace's bookkeeping). None for a
+    graph that does not run on them (fewer positions than a probe's tokens): nothing is learnt."""
     import onnxruntime
     from onnx import helper
 
@@ -383,7 +385,7 @@ def _probe(model) -> tuple[list[dict[str, tuple]], list[dict[str, np.ndarray]]]:
     del probing.graph.value_info[:]
     options = onnxruntime.SessionOptions()
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-    options.log_severity_level = 3
+    options.log_severity_level = 4  # a probe the graph refuses is an answer, not an error
     session = onnxruntime.InferenceSession(probing.SerializeToString(), options, providers=["CPUExecutionProvider"])
     shape_only = _shape_only(graph)
     shapes, values = [], []
@@ -391,7 +393,10 @@ def _probe(model) -> tuple[list[dict[str, tuple]], list[dict[str, np.ndarray]]]:
         feed = {}
         for graph_input in session.get_inputs():
             feed[graph_input.name] = np.ones((batch, tokens), dtype=np.int64)  # [CLS] … ids, a full mask
-        results = dict(zip(names, session.run(names, feed)))
+        try:
+            results = dict(zip(names, session.run(names, feed)))
+        except Exception:  # onnxruntime raises its own exception types
+            return None
         results.update(feed)
         shapes.append({name: tuple(np.shape(value)) for name, value in results.items()})
         values.append({name: results[name] for name in shape_only if name in results})
