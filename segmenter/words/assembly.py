@@ -82,11 +82,14 @@ def cut_ends_of(texts: Texts, plans: list[TextPlan], cuts: list[np.ndarray]) -> 
         return np.array(sorted(ends), dtype=np.int64)
     starts = texts.starts.tolist()
     run_ends = [start + run.end for start, plan in zip(starts, plans) for run in plan.runs]
-    cut = [plan.positions[plan.junctions[c]] if len(plan.junctions) else _NO_ENDS for plan, c in zip(plans, cuts)]
-    offsets = np.repeat(texts.starts, np.fromiter(map(len, cut), dtype=np.int64, count=len(cut)))
+    # The character before each junction of the batch, in texts.text (a spaceless plan's
+    # junction q is its character q), and all plans' cut decisions side by side.
+    at = np.concatenate([_NO_ENDS] + [plan.junctions if plan.spaceless else plan.positions[plan.junctions]
+                                      for plan in plans])
+    at += np.repeat(texts.starts, [len(plan.junctions) for plan in plans])
     edge = np.zeros(len(texts.text) + 1, dtype=bool)  # marks, not a sort: the ends are offsets into the text
     edge[run_ends] = edge[texts.starts[1:]] = True
-    edge[np.concatenate([_NO_ENDS, *cut]) + 1 + offsets] = True
+    edge[at[np.concatenate([np.zeros(0, bool)] + [c for plan, c in zip(plans, cuts) if len(plan.junctions)])] + 1] = True
     return np.flatnonzero(edge)
 
 
