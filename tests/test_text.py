@@ -189,13 +189,15 @@ def test_is_among_by_table_agrees_with_the_sorted_search():
 def test_pieces_cut_the_joined_text_at_the_ends():
     """Texts.pieces: the text between consecutive ends, by one split at marks the text lacks, or
     by slices where it holds every mark."""
+    from itertools import pairwise
+
     from segmenter.text.batch import _PIECE_MARKS, Texts
 
     for texts in (["今天天气", "不错\ud800", "a\x00b"], ["".join(_PIECE_MARKS) + "x", "yz"]):
         batch = Texts(texts, [[] for _ in texts])
         for ends in ([len(batch.text)], list(range(1, len(batch.text) + 1)), [2, 5, len(batch.text)]):
             bounds = [0, *ends, len(batch.text)]
-            expected = [batch.text[a:b] for a, b in zip(bounds, bounds[1:])]
+            expected = [batch.text[a:b] for a, b in pairwise(bounds)]
             assert batch.pieces(np.array(ends, dtype=np.int64)) == expected
 
 

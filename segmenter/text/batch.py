@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import pairwise
 
 import numpy as np
 
@@ -83,7 +84,7 @@ class Texts:
         mark = next((m for m in _PIECE_MARKS if m not in self.text), None)
         if mark is None:
             bounds = [0, *ends.tolist(), len(self.text)]
-            return [self.text[a:b] for a, b in zip(bounds, bounds[1:])]
+            return [self.text[a:b] for a, b in pairwise(bounds)]
         # (len(text) + len(ends),): the k-th end's mark lands at ends[k] + k, the k marks before it moving it on
         marked = np.full(len(self.text) + len(ends), ord(mark), dtype=np.uint32)
         kept = np.ones(len(marked), dtype=bool)

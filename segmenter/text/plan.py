@@ -2,7 +2,8 @@
 
 A text becomes a `TextPlan`: its runs (runs.py), its model sequence (every non-space
 character: punctuation, digits and Latin letters are context the model reads, even though
-their own boundaries come from rules) and the junctions inside Han runs. `score_texts` (the
+their own boundaries come from rules) and the junctions inside Han runs; a batch's plain texts
+without spaces, most text, are planned together (plan_texts). `score_texts` (the
 one scoring entry: Segmenter.score_texts, head discovery, self-training and the benchmark all
 use it) cuts the model sequences into windows (whole sentences of one line where they fit,
 else overlapping: windows.sentence_windows), encodes only the windows that hold a junction, and
@@ -67,7 +68,7 @@ class TextPlan:
         self.junctions = np.concatenate(junctions) if junctions else EMPTY
 
     @classmethod
-    def spaceless_of(cls, text: str, runs: list[Run], junctions: np.ndarray) -> "TextPlan":
+    def spaceless_of(cls, text: str, runs: list[Run], junctions: np.ndarray) -> TextPlan:
         """The plan of a text without a space run, its runs and junctions found (plan_texts):
         every character is a model input."""
         plan = cls.__new__(cls)

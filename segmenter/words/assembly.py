@@ -17,7 +17,7 @@ benchmarks and training that make cuts of their own (an oracle, an ablation row)
 """
 from __future__ import annotations
 
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from typing import NamedTuple
 
 import numpy as np
@@ -47,7 +47,7 @@ def junction_margins(plans: list[TextPlan], profile: HeadProfile, level: Level) 
         # by one or all at once, so at once (views of one array), not a matmul per plan.
         bounds = [0, *accumulate(len(plan.junctions) for plan in plans)]
         flat = profile.combine(np.concatenate([plan.scores for plan in plans], axis=1)) - level.threshold
-        return [flat[a:b] for a, b in zip(bounds, bounds[1:])]
+        return [flat[a:b] for a, b in pairwise(bounds)]
     return [profile.combine(plan.scores) - level.threshold if len(plan.junctions) else np.zeros(0, np.float32)
             for plan in plans]
 
@@ -89,7 +89,8 @@ def cut_ends_of(texts: Texts, plans: list[TextPlan], cuts: list[np.ndarray]) -> 
     at += np.repeat(texts.starts, [len(plan.junctions) for plan in plans])
     edge = np.zeros(len(texts.text) + 1, dtype=bool)  # marks, not a sort: the ends are offsets into the text
     edge[run_ends] = edge[texts.starts[1:]] = True
-    edge[at[np.concatenate([np.zeros(0, bool)] + [c for plan, c in zip(plans, cuts) if len(plan.junctions)])] + 1] = True
+    cut = np.concatenate([np.zeros(0, bool)] + [c for plan, c in zip(plans, cuts) if len(plan.junctions)])
+    edge[at[cut] + 1] = True
     return np.flatnonzero(edge)
 
 

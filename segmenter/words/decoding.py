@@ -32,7 +32,7 @@ The decoder works on per-junction scores only, so it does not care how they were
 """
 from __future__ import annotations
 
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 import numpy as np
 
@@ -197,7 +197,7 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
 
 def _per_text(cut: np.ndarray, bounds: list[int]) -> list[np.ndarray]:
     """The decisions of all junctions -> each text's, cut[bounds[i] : bounds[i + 1]] (views)."""
-    return [cut[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [cut[a:b] for a, b in pairwise(bounds)]
 
 
 def _han_runs(plans: list[TextPlan], offsets: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -207,11 +207,10 @@ def _han_runs(plans: list[TextPlan], offsets: np.ndarray, at: np.ndarray) -> tup
     characters, and a junction follows each but its last: its runs of 2+ are the stretches of
     consecutive junctions, each one character longer, found by numpy. The others' from their runs."""
     plain = np.array([is_plain(plan.text) for plan in plans], dtype=bool)
-    mine = np.repeat(plain, [len(plan.junctions) for plan in plans])  # the junctions of plain texts
-    ours = at[mine]
-    breaks = np.flatnonzero(np.diff(ours) != 1) + 1  # a stretch starts where a junction does not follow one
-    starts = ours[np.concatenate([np.zeros(1, np.int64), breaks])] if len(ours) else ours
-    ends = ours[np.concatenate([breaks - 1, [len(ours) - 1]])] + 2 if len(ours) else ours
+    plain_at = at[np.repeat(plain, [len(plan.junctions) for plan in plans])]  # the plain texts' junctions
+    breaks = np.flatnonzero(np.diff(plain_at) != 1) + 1  # a stretch starts where a junction does not follow one
+    starts = plain_at[np.concatenate([np.zeros(1, np.int64), breaks])] if len(plain_at) else plain_at
+    ends = plain_at[np.concatenate([breaks - 1, [len(plain_at) - 1]])] + 2 if len(plain_at) else plain_at
     if plain.all():
         return starts, ends
     others = np.array([(offset + r.start, offset + r.end) for offset, plan, p in zip(offsets.tolist(), plans, plain)

@@ -38,7 +38,7 @@ class DecodedRuns(NamedTuple):
     junction: np.ndarray
 
     @classmethod
-    def of(cls, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray) -> "DecodedRuns":
+    def of(cls, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray) -> DecodedRuns:
         run_of, k = run_characters(sizes)
         last = k == sizes[run_of] - 1
         return cls(starts, sizes, firsts, run_of, starts[run_of] + k, last, np.where(last, 0, firsts[run_of] + k))
