@@ -20,8 +20,8 @@ reading cost the same CPU time as before to within 2% (issue 57), with nothing l
 ROW_MAX) still read, through numpy_ops.scores_from_logits.
 
 A run on one short window costs per node more than per multiply-add: the shipped graphs had 150
-nodes, ~80 of them shape bookkeeping of the trace, which slim_graph replaces by constants (101
-nodes left; onnxruntime runs 92 of them after its own fusions). The scores are bit for bit those of
+nodes, ~80 of them shape bookkeeping of the trace, which slim_graph replaces by constants (86
+nodes left, and the tail's 19 for rows near the floor only when there is one). The scores are bit for bit those of
 the graph before: only where tensors come from (constants, a lookup, a slice) changes, no float
 operation does.
 """
@@ -161,7 +161,7 @@ def score_tail(model) -> None:
     difference; the rows where the smaller of the two lies within LOG_FLOOR + log T of the row's
     max (compared in float64, as numpy does) are gathered (NonZero, GatherND), get the floored
     log-softmax difference with their exact log-sum-exp, and are scattered back (ScatterND): no
-    exp over the other rows. Rows past a window's last junction (token i + 1 not a character:
+    exp over the other rows, and none of those nodes runs when no row is near (If). Rows past a window's last junction (token i + 1 not a character:
     mask[i + 2] is 0) are never floored; nothing reads their scores. The nodes are appended: the
     encoder and its int8 weights and scales stay as they were. A graph that ends with the scores
     already is left as it is."""
@@ -234,7 +234,11 @@ def score_tail(model) -> None:
         node("Cast", [name("read_mask")], [name("read")], to=TensorProto.BOOL),  # (B, T - 3)
         node("Unsqueeze", [name("read"), name("axes13")], [name("read4")]),  # (B, 1, T - 3, 1)
         node("And", [name("low"), name("read4")], [name("near")]),
-        # the rows near the floor alone, as numpy: their exact log-sum-exp, log(sum(exp(row - max))) + max
+        node("Cast", [name("near")], [name("near_bytes")], to=TensorProto.UINT8),
+        node("ReduceMax", [name("near_bytes")], [name("any_byte")], keepdims=0),  # over every axis
+        node("Cast", [name("any_byte")], [name("any_near")], to=TensorProto.BOOL),
+    ]
+    exact = [  # the rows near the floor alone, as numpy: their exact log-sum-exp, log(sum(exp(row - max))) + max
         node("Squeeze", [name("near"), name("axis3")], [name("near3")]),  # (B, K, T - 3)
         node("NonZero", [name("near3")], [name("near_at")]),  # (3, N)
         node("Transpose", [name("near_at")], [name("near_index")], perm=[1, 0]),  # (N, 3)
@@ -253,7 +257,16 @@ def score_tail(model) -> None:
         node("Max", [name("log_sep"), name("floor")], [name("floored_sep")]),
         node("Max", [name("log_next"), name("floor")], [name("floored_next")]),
         node("Sub", [name("floored_sep"), name("floored_next")], [name("exact")]),
-        node("ScatterND", [name("difference"), name("near_index"), name("exact")], [name("all_rows")]),
+        node("ScatterND", [name("difference"), name("near_index"), name("exact")], [name("floored_rows")]),
+    ]
+    # Most windows have no row near the floor: the exact rows' nodes then do not run at all.
+    def branch(nodes: list, out: str, label: str):
+        return helper.make_graph(nodes, label, [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
+
+    plain = [node("Identity", [name("difference")], [name("plain_rows")])]
+    nodes += [
+        node("If", [name("any_near")], [name("all_rows")], then_branch=branch(exact, name("floored_rows"), "floored"),
+             else_branch=branch(plain, name("plain_rows"), "plain")),
         node("Reshape", [name("all_rows"), name("junctions")], [SCORES]),
     ]
     graph.node.extend(nodes)
