@@ -87,12 +87,15 @@ def plan_texts(texts: list[str]) -> list[TextPlan]:
     text: runs.is_plain_spaceless) together: their runs by runs.plain_runs over them joined, and
     their junctions (the characters of a Han run but its last) from those runs' arrays."""
     plans: list[TextPlan | None] = [None] * len(texts)
-    together = []
-    for i, text in enumerate(texts):
-        if is_plain_spaceless(text):
-            together.append(i)
-        else:  # marks, spaces or another script: a plan of its own
-            plans[i] = TextPlan(text)
+    if is_plain_spaceless("".join(texts)):  # most batches: every text, asked at once
+        together = list(range(len(texts)))
+    else:
+        together = []
+        for i, text in enumerate(texts):
+            if is_plain_spaceless(text):
+                together.append(i)
+            else:  # marks, spaces or another script: a plan of its own
+                plans[i] = TextPlan(text)
     if not together:
         return plans
     lengths = np.fromiter((len(texts[i]) for i in together), dtype=np.int64, count=len(together))
@@ -112,9 +115,10 @@ def plan_texts(texts: list[str]) -> list[TextPlan]:
     junctions = np.repeat(starts[han] - offset[han], sizes) + ranks_in_groups(sizes)
     junctions.setflags(write=False)
     bounds = np.searchsorted(np.repeat(han, sizes), first).tolist()
+    spaceless_of = TextPlan.spaceless_of
     for t, i in enumerate(together):
         a, b = bounds[t], bounds[t + 1]
-        plans[i] = TextPlan.spaceless_of(texts[i], runs[first[t] : first[t + 1]], junctions[a:b] if b > a else EMPTY)
+        plans[i] = spaceless_of(texts[i], runs[first[t] : first[t + 1]], junctions[a:b] if b > a else EMPTY)
     return plans
 
 

@@ -206,7 +206,10 @@ def _han_runs(plans: list[TextPlan], offsets: np.ndarray, at: np.ndarray) -> tup
     plain text (runs.is_plain: no mark after a Han character) a Han run is a stretch of Han
     characters, and a junction follows each but its last: its runs of 2+ are the stretches of
     consecutive junctions, each one character longer, found by numpy. The others' from their runs."""
-    plain = np.array([is_plain(plan.text) for plan in plans], dtype=bool)
+    if is_plain("".join(plan.text for plan in plans)):  # most batches: every text, asked at once
+        plain = np.ones(len(plans), dtype=bool)
+    else:
+        plain = np.array([is_plain(plan.text) for plan in plans], dtype=bool)
     plain_at = at[np.repeat(plain, [len(plan.junctions) for plan in plans])]  # the plain texts' junctions
     breaks = np.flatnonzero(np.diff(plain_at) != 1) + 1  # a stretch starts where a junction does not follow one
     starts = plain_at[np.concatenate([np.zeros(1, np.int64), breaks])] if len(plain_at) else plain_at
