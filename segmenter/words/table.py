@@ -38,7 +38,7 @@ UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word 
 INDEXED_QUERIES = 16  # a lookup of this many queries goes through the KeyIndex, once build_indexes has built it
 KEPT_CHARS = 1 << 20  # the hashes of the last text looked up are kept when it is this long or shorter
 NOT_SEARCHED, NOT_FOUND = -2, -1  # _look_up_at's kept slots of strings not searched yet, and not in the table
-RECENT_STRINGS = 2048  # look_up_few keeps the values of this many strings per length and columns (~0.4 MB)
+RECENT_STRINGS = 2048  # look_up_few keeps the values of this many strings per length and columns (~1.5 MB in all)
 
 
 class WordTable:
