@@ -6,9 +6,10 @@ word_table) and returns the ends. `ends` is a sorted int64 array of word ends in
 one regex pass and one word-table lookup serve a whole batch. The helpers: which code points are
 among a character list (is_among: one look-up in the list's character_table) or a sorted array
 (among_sorted: one binary search, not np.isin's sorts, which a one-sentence `lcut` would pay a
-dozen times), adding and dropping sorted ends (with_ends, without_ends), where words start (word_starts, starts_word), a rule's first test of a text
-before numpy (any_of), and the positions inside groups of consecutive items (ranks_in_groups,
-run_characters: the decoder's runs, the model's windows).
+dozen times), adding and dropping sorted ends (with_ends, without_ends), where words start
+(word_starts, starts_word), a rule's first test of a text before numpy (any_of), and the
+positions inside groups of consecutive items (ranks_in_groups, run_characters: the decoder's
+runs, the model's windows).
 """
 from __future__ import annotations
 
@@ -103,8 +104,8 @@ _PIECE_MARKS = ("\x00", "\x01", "\uffff")
 
 
 def is_among(codes: np.ndarray, characters: str) -> np.ndarray:
-    """Which code points are among `characters`: one look-up in their table (character_table), where
-    among_sorted's binary search over a batch's code points would cost 20 times as much."""
+    """Which code points are among `characters`: one look-up in their table (character_table), not
+    among_sorted's binary search per code point (a batch's are tens of thousands)."""
     table = character_table(characters)
     if table is None:  # a character beyond the BMP: no table of a million entries
         return among_sorted(codes, codes_of(characters))

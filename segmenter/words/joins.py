@@ -23,15 +23,11 @@ from .weights import WordDecoding
 
 
 class DecodedRuns(NamedTuple):
-    """The Han runs the decoder decodes together (cut_junctions_batch), and the layout of their
-    characters that every join reads, laid out once: per run (R,) its first character in the
-    joined text, its characters, its first junction; per character of the runs (C,), in order,
-    its run, its position in the joined text, whether it is its run's last, and the junction
-    after it (0 for a run's last character: there is none)."""
+    """The characters of the Han runs the decoder decodes together (cut_junctions_batch), laid out
+    once for every join: per character of the runs (C,), in order, its run, its position in the
+    joined text, whether it is its run's last, and the junction after it (0 for a run's last
+    character: there is none)."""
 
-    starts: np.ndarray
-    sizes: np.ndarray
-    firsts: np.ndarray
     run_of: np.ndarray
     position: np.ndarray
     last: np.ndarray
@@ -39,9 +35,11 @@ class DecodedRuns(NamedTuple):
 
     @classmethod
     def of(cls, starts: np.ndarray, sizes: np.ndarray, firsts: np.ndarray) -> DecodedRuns:
+        """The layout of runs at `starts` in the joined text, of `sizes` characters, their first
+        junction at `firsts` (R,)."""
         run_of, k = run_characters(sizes)
         last = k == sizes[run_of] - 1
-        return cls(starts, sizes, firsts, run_of, starts[run_of] + k, last, np.where(last, 0, firsts[run_of] + k))
+        return cls(run_of, starts[run_of] + k, last, np.where(last, 0, firsts[run_of] + k))
 
 
 def _decoded_words(cut: np.ndarray, runs: DecodedRuns):
@@ -155,8 +153,9 @@ def join_cohesive(cut: np.ndarray, scores: np.ndarray, text: str, runs: DecodedR
     a pass: of two overlapping pairs, the left one (cut_junctions_batch runs a second pass where
     the first joined: 共|和|国 -> 共和|国 -> 共和国). A table saved without counts joins nothing.
 
-    cut: the decisions of all junctions of the `runs` (in the joined `text`), after the Viterbi. Returns whether a
-    1+1 pair was chosen: only a two-character word a pass made can join again (2+1, 1+2, 2+2).
+    cut: the decisions of all junctions of the `runs` (in the joined `text`), after the Viterbi.
+    Returns whether a 1+1 pair was chosen: only a two-character word a pass made can join again
+    (2+1, 1+2, 2+2).
     """
     run, begin, lengths, after = _decoded_words(cut, runs)
     pair = np.flatnonzero(run[:-1] == run[1:])  # word j and j+1 in one run
