@@ -332,18 +332,16 @@ def slim_graph(model) -> None:
 
 def _constants_to_initializers(graph) -> None:
     """Constant nodes (the trace's) as initializers: one place to read a constant from."""
-    from onnx import numpy_helper
+    from onnx import helper, numpy_helper
 
     for node in [n for n in graph.node if n.op_type == "Constant" and n.domain in ("", "ai.onnx")]:
         attribute = node.attribute[0]
         if attribute.name == "value":
-            tensor = attribute.t
-        else:  # value_float(s), value_int(s)
-            from onnx import helper
-
+            tensor = attribute.t  # append below copies it
+        elif attribute.name in ("value_float", "value_floats", "value_int", "value_ints"):
             dtype = np.float32 if attribute.name.startswith("value_float") else np.int64
             tensor = numpy_helper.from_array(np.asarray(helper.get_attribute_value(attribute), dtype=dtype))
-        if attribute.name not in ("value", "value_float", "value_floats", "value_int", "value_ints"):
+        else:  # strings, sparse tensors: left as nodes
             continue
         tensor.name = node.output[0]
         graph.initializer.append(tensor)
