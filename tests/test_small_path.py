@@ -106,7 +106,8 @@ def test_the_few_strings_lookup_gives_the_tables_values(shipped, text):
 def test_a_string_the_table_lacks_gets_the_float16_unseen_log_p(shipped):
     table = shipped.word_table
     text = "鿰鿱鿲"  # Han characters the raw text never had
-    assert table.logp_at(text, [0], [1])[0] == TextLookups(table, text).logp_at(text, [0], [1])[0] != table.unigram["unseen"]
+    few = TextLookups(table, text).logp_at(text, [0], [1])[0]
+    assert table.logp_at(text, [0], [1])[0] == few != table.unigram["unseen"]
 
 
 def _viterbi_by_the_definition(gain, value, size, n):

@@ -273,7 +273,8 @@ def _run_values(autonomy: list, logp: list | None, strings: _Strings, options: W
     operations in the same order as numpy's."""
     max_len = options.max_len
     known_rows = len(autonomy)  # longer: not in the table
-    alpha, unseen, bonus, gamma, bonus_from = options.alpha, options.unseen, options.bonus, options.gamma, options.bonus_from
+    alpha, unseen, bonus, gamma = options.alpha, options.unseen, options.bonus, options.gamma
+    bonus_from = options.bonus_from
     unseen_logp = strings.missing.get("logp", 0.0)
     out = []
     for k in range(size):

@@ -37,6 +37,7 @@ from .table_files import read_table, write_table
 UNIGRAM_FLOOR = 0.01  # expected word count of a string EM never uses as a word (train/unigram.py)
 INDEXED_QUERIES = 16  # a lookup of this many queries goes through the KeyIndex, once build_indexes has built it
 KEPT_CHARS = 1 << 20  # the hashes of the last text looked up are kept when it is this long or shorter
+SEARCHED_CHARS = 1 << 16  # where the last text's strings are is kept when it is this long or shorter (1.5 MB)
 NOT_SEARCHED, NOT_FOUND = -2, -1  # _look_up_at's kept slots of strings not searched yet, and not in the table
 RECENT_STRINGS = 2048  # look_up_few keeps the values of this many strings per length and columns (~1.5 MB in all)
 
@@ -160,14 +161,14 @@ class WordTable:
     def _look_up_at(self, text: str, hashes: np.ndarray, starts: np.ndarray, n: int,
                     columns: tuple[str, ...]) -> list[np.ndarray]:
         """_look_up of the n-character strings of `text` at `starts` (int array; hashes: of all its
-        strings of n characters, _string_hashes). Where each string
-        of the last text is in the table is kept (int32 a string and length: up to KEPT_CHARS
-        characters, as its hashes): in a batch the decoder searches every string of its runs, and
-        the joins and conventions after it look up only strings it searched (issue 57: 190 k of a
-        1,000-sentence batch's 460 k queries, in 50 calls), which then cost a gather, no search."""
+        strings of n characters, _string_hashes). Where each string of the last text is in the
+        table is kept (int32 a string and length, up to SEARCHED_CHARS characters: a one-thread
+        batch's slice, run/cores.SLICE_CHARS, is shorter): in a batch the decoder searches every
+        string of its runs, and the joins and conventions after it look up only strings it
+        searched (most of the queries of the calls after it), which then cost a gather, no search."""
         last, kept = self._searched
         if last is not text:
-            if len(text) > KEPT_CHARS:
+            if len(text) > SEARCHED_CHARS:
                 return self._look_up(n, hashes[starts], columns)
             kept = {}
             self._searched = (text, kept)
