@@ -181,19 +181,26 @@ def read_junction_scores(
     owner, starts, sizes = np.arange(len(todo)), base.copy(), lengths.copy()
     first, kept = np.zeros(len(todo), dtype=np.int64), per_plan.copy()
     lines = [line_starts(plan) for plan in todo]
+    plan_first = np.cumsum(per_plan) - per_plan  # where each plan's junctions start in `junctions`
+    junctions = np.concatenate([plan.junctions for plan in todo])
     several = [p for p in range(len(todo)) if lengths[p] > window or lines[p]]
     if several:
         # Windows end at sentence ends where they can (no overlap there: fewer tokens), else overlap.
-        parts = []  # (plan, window start in its sequence, size, first junction kept, junctions kept)
+        found = []  # (plan, window start in its sequence, size, first input it keeps, input past its last)
         for p in several:
             for a, b in zip([0, *lines[p]], [*lines[p], int(lengths[p])]):  # each line's inputs [a, b)
                 breaks = [m.end() - a for m in SENTENCE_END_RE.finditer(sequences[p], a, b)]
-                for w in sentence_windows(b - a, window, overlap, breaks):
-                    lo, hi = np.searchsorted(todo[p].junctions, [a + w.keep_start, a + w.keep_end]).tolist()
-                    if hi > lo:
-                        parts.append((p, a + w.start, w.end - w.start, lo, hi - lo))
+                found.extend((p, a + w.start, w.end - w.start, a + w.keep_start, a + w.keep_end)
+                             for w in sentence_windows(b - a, window, overlap, breaks))
+        p, offset, size, keep_start, keep_end = (np.array(column, dtype=np.int64) for column in zip(*found))
+        # The junctions each window keeps, its plan's [lo, hi): one search over the plans' junctions
+        # each shifted to where its plan starts in `ids` (base), so that they ascend across plans.
+        placed = junctions + np.repeat(base, per_plan)
+        lo = np.searchsorted(placed, base[p] + keep_start) - plan_first[p]
+        count = np.searchsorted(placed, base[p] + keep_end) - plan_first[p] - lo
+        keeps = count > 0  # a window that keeps no junction is not read
+        p, offset, size, lo, count = (column[keeps] for column in (p, offset, size, lo, count))
         short = np.setdiff1d(np.arange(len(todo)), several)
-        p, offset, size, lo, count = (np.array(column, dtype=np.int64) for column in zip(*parts))
         owner, first = np.concatenate([short, p]), np.concatenate([first[short], lo])
         order = np.lexsort((first, owner))  # plan by plan, its windows in order: their junctions in order
         owner, first = owner[order], first[order]
@@ -214,8 +221,6 @@ def read_junction_scores(
     # Window w's scores are columns column[w] ... column[w] + sizes[w] - 2 of `read`'s, side by
     # side; the junction q of its plan (between inputs q and q + 1) is column[w] + q - its offset.
     column = np.cumsum(sizes - 1) - (sizes - 1)
-    plan_first = np.cumsum(per_plan) - per_plan  # where each plan's junctions start in `junctions`
-    junctions = np.concatenate([plan.junctions for plan in todo])
     # Every junction is kept by one window, and the windows go plan by plan, in order: their
     # kept junctions, one after the other, are the plans' junctions in plan order.
     kept_junctions = junctions[np.repeat(plan_first[owner] + first, kept) + ranks_in_groups(kept)]
