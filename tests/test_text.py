@@ -244,15 +244,20 @@ def test_plain_texts_split_as_any_text():
 
 def test_plans_of_a_batch_are_those_of_each_text():
     """plan.plan_texts builds the plans of plain texts without spaces together: the runs,
-    positions and junctions of TextPlan(text), for the others too."""
-    from segmenter.text.plan import TextPlan, plan_texts
+    positions and junctions of TextPlan(text), for the others too (a batch of them alone, and
+    one where every text is plain)."""
+    from segmenter.text.plan import TOGETHER_FROM, TextPlan, plan_texts
+    from segmenter.text.runs import is_plain_spaceless
 
     texts = ["我爱北京天安门", "", "中国", "a b 中国人", "中\u0301国人", "🇨🇳中国人民", "１９９７年℃①●", "x", "中",
              "www.x.cn设定密码", "他说：“好！”——是的……", "\u3000中国", "𠀀𠀁中", "二○○一年"]
-    for plan, text in zip(plan_texts(texts), texts):
-        alone = TextPlan(text)
-        assert (plan.text, plan.runs, plan.scores) == (alone.text, alone.runs, None)
-        assert all(type(run) is type(other) for run, other in zip(plan.runs, alone.runs))
-        for name in ("positions", "junctions"):
-            assert getattr(plan, name).dtype == np.int64
-            assert getattr(plan, name).tolist() == getattr(alone, name).tolist()
+    texts = texts * (TOGETHER_FROM // len("".join(texts)) + 1)  # enough characters to be planned together
+    for batch in (texts, [text for text in texts if is_plain_spaceless(text)] * 2):
+        assert len("".join(batch)) >= TOGETHER_FROM
+        for plan, text in zip(plan_texts(batch), batch):
+            alone = TextPlan(text)
+            assert (plan.text, plan.runs, plan.scores) == (alone.text, alone.runs, None)
+            assert all(type(run) is type(other) for run, other in zip(plan.runs, alone.runs))
+            for name in ("positions", "junctions"):
+                assert getattr(plan, name).dtype == np.int64
+                assert getattr(plan, name).tolist() == getattr(alone, name).tolist()

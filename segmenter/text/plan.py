@@ -82,12 +82,20 @@ class TextPlan:
         return len(self.positions) == len(self.text)
 
 
+# plan_texts plans a batch of fewer characters text by text: together, its dozens of numpy calls
+# cost more than the texts' own regex passes below a few hundred characters.
+TOGETHER_FROM = 512
+
+
 def plan_texts(texts: list[str]) -> list[TextPlan]:
     """[TextPlan(text) for text in texts], the texts of plain characters without whitespace (most
     text: runs.is_plain_spaceless) together: their runs by runs.plain_runs over them joined, and
     their junctions (the characters of a Han run but its last) from those runs' arrays."""
+    joined = "".join(texts)
+    if len(joined) < TOGETHER_FROM:  # a sentence or a few: numpy's fixed costs would exceed the work
+        return [TextPlan(text) for text in texts]
     plans: list[TextPlan | None] = [None] * len(texts)
-    if is_plain_spaceless("".join(texts)):  # most batches: every text, asked at once
+    if is_plain_spaceless(joined):  # most batches: every text, asked at once
         together = list(range(len(texts)))
     else:
         together = []
@@ -100,7 +108,8 @@ def plan_texts(texts: list[str]) -> list[TextPlan]:
         return plans
     lengths = np.fromiter((len(texts[i]) for i in together), dtype=np.int64, count=len(together))
     text_starts = np.cumsum(lengths) - lengths
-    starts, ends, kinds = plain_runs("".join(texts[i] for i in together), text_starts)
+    starts, ends, kinds = plain_runs(joined if len(together) == len(texts) else "".join(texts[i] for i in together),
+                                     text_starts)
     # Text t's runs are runs[first[t] : first[t + 1]], in its own offsets (tuple.__new__, not a
     # Python-level Run(...) per run).
     first = np.searchsorted(starts, text_starts).tolist() + [len(starts)]
