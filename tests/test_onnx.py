@@ -139,17 +139,9 @@ def test_export_stores_float16_weights_exactly(exported, tmp_path):
 
 def _logits_graph(model):
     """`model` (a finished graph) cut back to the traced one's output: the logits alone."""
-    from onnx import TensorProto, helper
+    from segmenter.train.onnx_graph import strip_tail
 
-    from segmenter.train.onnx_graph import LOGITS, SCORES
-
-    graph = model.graph
-    for node in [n for n in graph.node if any(o == SCORES or o.startswith(SCORES + "/") for o in n.output)]:
-        graph.node.remove(node)
-    for tensor in [t for t in graph.initializer if t.name.startswith(SCORES + "/")]:
-        graph.initializer.remove(tensor)
-    del graph.output[:]
-    graph.output.append(helper.make_tensor_value_info(LOGITS, TensorProto.FLOAT, ["batch", "heads", "tokens", "tokens"]))
+    assert strip_tail(model), "the graph does not end with the scores"
     return model
 
 
