@@ -35,6 +35,26 @@ def test_granularity_moves_the_standards_own_threshold():
         standard_named("ctb")
 
 
+def test_the_threshold_is_np_interp_of_the_three_to_the_bit():
+    """HeadProfile.threshold interpolates in Python floats (profile.interpolate): np.interp's
+    value, infinite and NaN thresholds and signed zeros too."""
+    import math
+    import random
+
+    from segmenter.model.profile import interpolate
+
+    rng = random.Random(5)
+    values = [-math.inf, -3.0, -0.0, 0.0, 1e-300, 0.25, 2.5, 1e308, -1e308, math.inf, math.nan]
+    points = [0.0, 0.5, 1.0, 0.25, 0.75, 1e-12, 0.4999999999, 0.5000001, 0.999999]
+    for _ in range(2000):
+        at = tuple(rng.choice(values + [rng.uniform(-5, 5)]) for _ in range(3))
+        for x in points + [rng.random()]:
+            want, got = float(np.interp(x, [0.0, 0.5, 1.0], at)), interpolate(x, at)
+            assert (want == got and math.copysign(1, want) == math.copysign(1, got)) or (want != want and got != got)
+    profile = HeadProfile(heads=[(0, 0)], weights=[1.0], thresholds=(-1.5, 0.25, 2.0))
+    assert profile.threshold("fine") == -1.5 and profile.threshold(0.8) == float(np.interp(0.8, [0, 0.5, 1], (-1.5, 0.25, 2.0)))
+
+
 def test_level_applies_the_standards_decoder_joins():
     from segmenter.words.decoding import WordDecoding
 

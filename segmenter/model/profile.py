@@ -36,6 +36,27 @@ def granularity_value(granularity: str | float | int | None) -> float:
     return float(granularity)
 
 
+def interpolate(x: float, at: tuple[float, float, float]) -> float:
+    """np.interp(x, [0, 0.5, 1], at) for x in [0, 1], in Python floats: it runs at every
+    segment() call, where np.interp's conversions of its lists cost more than the arithmetic.
+    The same operations as numpy's (at a point: its value; between two: slope * (x - left) +
+    the left one's value, and where that is NaN, from the right one, then the value where both
+    are equal), so the same float (tests/test_standards.py)."""
+    if x >= 1.0:  # at the last point (or right of it): its value
+        return at[2]
+    j = 0 if x < 0.5 else 1
+    left, right = j * 0.5, j * 0.5 + 0.5
+    if x == left:  # at a point: its value
+        return at[j]
+    slope = (at[j + 1] - at[j]) / (right - left)
+    value = slope * (x - left) + at[j]
+    if value != value:
+        value = slope * (x - right) + at[j + 1]
+        if value != value and at[j] == at[j + 1]:
+            value = at[j]
+    return value
+
+
 @dataclass
 class HeadProfile:
     """heads: (layer, head) pairs, 0-based (layer 0 is the first encoder layer)."""
@@ -72,8 +93,8 @@ class HeadProfile:
         return max(layer for layer, _ in self.heads)
 
     def threshold(self, granularity: str | float | None = None) -> float:
-        g = granularity_value(granularity)
-        return float(np.interp(g, [0.0, 0.5, 1.0], self.thresholds))
+        """The threshold at `granularity`, linear between the stored three (np.interp's value)."""
+        return interpolate(granularity_value(granularity), self.thresholds)
 
     def combine(self, head_scores: np.ndarray) -> np.ndarray:
         """(K, n) per-head scores -> (n,) combined scores."""

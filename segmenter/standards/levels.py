@@ -137,10 +137,14 @@ class Level:
            standard: Standard) -> Level:
         g = granularity_value(granularity)
         threshold = profile.threshold(standard.profile_level) + (g - DEFAULT_GRANULARITY) * GRANULARITY_SPAN
-        if decoding is not None:  # the decoder joins of rules.TABLE, in table order
-            joins = tuple((row.name, row.run) for row in TABLE if row.decoder)
-            decoding = _with_joins(decoding, standard.rules, joins)  # frozen, checked values: they hash
+        if decoding is not None:
+            decoding = _with_joins(decoding, standard.rules, DECODER_JOINS)  # frozen, checked values: they hash
         return cls(g, threshold, decoding, standard.rules)
+
+
+# The decoder joins of rules.TABLE, (row name, its function) in table order: what Level.at sets
+# on the decoding of every level.
+DECODER_JOINS = tuple((row.name, row.run) for row in TABLE if row.decoder)
 
 
 # Cached: Level.at runs at every segment() call, and the joins copy the frozen decoding once each.
