@@ -69,6 +69,24 @@ def test_the_python_decoder_decides_as_the_numpy_one(shipped, text, others, stan
             assert few == shipped.assemble(batch, granularity, standard=standard)
 
 
+# Words the conventions' few-words paths act on (word_rules.FEW_WORDS): function words led or ended
+# (就是 已有 有着 说你 不需要 生活中 尤其是, and the ones kept: 已经 这里 为了 不得不), MSR's coarse leads
+# and pairs (不是 也是), compounds of four and five characters (高等法院 联合国大会 画蛇添足).
+RULE_SENTENCES = ["就是这样，他已有三本书，已经说你好了", "不需要担心，生活中尤其是看着他们的时候", "这里为了他们不得不说",
+                  "也是不是都是，不要紧", "高等法院在联合国大会上说画蛇添足", "中华人民共和国成立了", "翻山越岭的人有着梦想"]
+
+
+@pytest.mark.parametrize("text", RULE_SENTENCES)
+@pytest.mark.parametrize("standard", ["general", "pku", "msr", "ud"])
+def test_the_rules_few_words_paths_split_as_the_numpy_ones(shipped, text, standard, monkeypatch):
+    plans = shipped.score_texts([text])
+    for granularity in ("fine", "default", "coarse"):
+        few = shipped.assemble(plans, granularity, standard=standard)
+        with monkeypatch.context() as patch:
+            patch.setattr(word_rules, "FEW_WORDS", 0)
+            assert few == shipped.assemble(plans, granularity, standard=standard)
+
+
 @pytest.mark.parametrize("text", SENTENCES)
 def test_each_sentence_alone_and_in_a_batch(shipped, text):
     alone = shipped.segment(text)

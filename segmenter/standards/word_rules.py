@@ -107,9 +107,9 @@ def split_function_words(texts, ends, c, setting, word_table):
     if (not (c.function_words or particles or c.function_ends) or word_table is None or word_table.unigram is None
             or not any_of(c.function_words + particles + c.function_ends).search(texts.text)):
         return ends
-    if len(ends) <= FEW_WORDS and not _function_word_candidates(texts.text, ends, c.function_words, particles,
-                                                                c.function_ends):
-        return ends
+    if len(ends) <= FEW_WORDS:  # a sentence's words: in Python, the same splits
+        cuts = _function_word_splits_few(texts.text, ends, c, particles, setting, word_table)
+        return with_ends(ends, cuts) if cuts else ends
     starts = word_starts(ends)
     pairs = starts[ends - starts == 2]
     first, second = texts.codes[pairs], texts.codes[pairs + 1]
@@ -137,22 +137,51 @@ def split_function_words(texts, ends, c, setting, word_table):
     return with_ends(ends, cuts) if len(cuts) else ends
 
 
-# A batch of at most this many words (a short sentence's) is first asked in Python whether a rule
-# can act on it at all (split_function_words): most cannot, and the answer saves ~40 numpy calls.
+# A batch of at most this many words (a short sentence's) goes through a rule in Python
+# (split_function_words, split_compounds' first test): a few Python operations a word, where the
+# numpy path costs ~40 numpy calls on arrays of a handful of words.
 FEW_WORDS = 48
 
 
-def _function_word_candidates(text: str, ends: np.ndarray, leads: str, particles: str, function_ends: str) -> bool:
-    """Whether a word could split in split_function_words: a necessary condition, in Python. A
-    two-character word led by one of `leads` or ended by one of `particles`, or a three-character
-    one led by one of `leads` or ended by one of `function_ends` (the only words its masks can
-    select: every other test there only narrows them)."""
+def _function_word_splits_few(text: str, ends: np.ndarray, c, particles: str, setting, word_table) -> list[int]:
+    """The ends split_function_words adds to a few words, word by word in Python: the same tests
+    in the same order as its numpy path (tests/test_small_path.py runs both), the unigram margins
+    of the candidates asked once per kind of split, as there."""
+    keep_pairs = _pair_set(c.keep_pairs, "keep_pairs")
+    coarse = setting == "coarse"
+    coarse_pairs = _pair_set(c.coarse_pairs) if coarse else frozenset()
+    pairs, limits, leads, lasts = [], [], [], []  # two-character words to split; three-character ones (1|2, 2|1)
     start = 0
     for end in ends.tolist():
         size = end - start
-        if size == 2 and (text[start] in leads or text[start + 1] in particles):
-            return True
-        if size == 3 and (text[start] in leads or text[start + 2] in function_ends):
+        if size == 2:
+            first, second = text[start], text[start + 1]
+            if ((first in c.function_words and second not in c.bound_ends or second in particles)
+                    and first + second not in keep_pairs
+                    and not (coarse and (first in c.coarse_leads or first + second in coarse_pairs))
+                    and HAN_SPAN_RE.fullmatch(text, start, end)):
+                pairs.append(start)
+                limits.append(c.verb_particle_logp if second in c.verb_particles else c.function_pair_logp)
+        elif size == 3 and HAN_SPAN_RE.fullmatch(text, start, end):
+            if text[start] in c.function_words and not (coarse and text[start] in c.coarse_leads):
+                leads.append(start)
+            if text[start + 2] in c.function_ends:
+                lasts.append(start)
+        start = end
+    cuts = []
+    for begins, pieces, limit, cut in ((pairs, (1, 1), limits, 1), (leads, (1, 2), None, 1), (lasts, (2, 1), None, 2)):
+        if begins:
+            margins = word_table.logp_margin_at(text, np.array(begins, dtype=np.int64), [pieces] * len(begins))
+            cuts.extend(begin + cut for k, (begin, margin) in enumerate(zip(begins, margins.tolist()))
+                        if margin <= (c.function_triple_logp if limit is None else limit[k]))
+    return cuts
+
+
+def _any_word_of(ends: np.ndarray, shortest: int, longest: int) -> bool:
+    """Whether a word of the sorted `ends` (from 0) has `shortest` to `longest` characters."""
+    start = 0
+    for end in ends.tolist():
+        if shortest <= end - start <= longest:
             return True
         start = end
     return False
@@ -206,6 +235,8 @@ def split_compounds(texts, ends, c, on, word_table):
     transliteration (split_surnames' `foreign`: 巴西利亚, 安东尼奥)."""
     if not c.compound_share or word_table is None:
         return ends
+    if len(ends) <= FEW_WORDS and not _any_word_of(ends, 4, 5):  # most sentences: no such word, no numpy
+        return ends
     text = texts.text
     starts = word_starts(ends)
     # Other rows' lists: numbers are the number rows' words, transliterations no compounds.
@@ -241,6 +272,14 @@ def _among_pairs(first: np.ndarray, second: np.ndarray, pairs: str, name: str = 
     """Whether each two-character string (its code points `first` and `second`) is one of `pairs`
     (two-character strings written one after another, the Conventions field `name`)."""
     return among_sorted(first * 0x110000 + second, _pair_codes(pairs, name))  # Texts.codes: int64
+
+
+@lru_cache(maxsize=16)
+def _pair_set(pairs: str, name: str = "coarse_pairs") -> frozenset[str]:
+    """The two-character strings of `pairs` (written one after another, as _pair_codes reads them
+    and with its error): _among_pairs' members as strings, for a few words in Python."""
+    _pair_codes(pairs, name)  # the check of the list
+    return frozenset(pairs[k : k + 2] for k in range(0, len(pairs), 2))
 
 
 @lru_cache(maxsize=16)
