@@ -39,7 +39,10 @@ def viterbi_run(gain: list[float], value: list[list[float]], size: int, n: int |
     n = size if n is None else n
     max_len = len(value[0]) if value else 0
     best, back = [0.0], [0]  # best[p]: the best value of the run's first p characters as words
-    first = value[0] if value else []
+    # Words longer than the characters before an end: -inf + the value of the word at the run's
+    # start, never above the best, but NaN (first of all) where that value is NaN or +inf: the
+    # lengths where it is, ascending (most runs: none).
+    beyond = [length for length, v in enumerate(value[0] if value else [], 1) if v != v or v == INF]
     for end in range(1, n + 1):
         top, chosen = -INF, 1
         for length in range(1, min(max_len, end) + 1):
@@ -50,12 +53,9 @@ def viterbi_run(gain: list[float], value: list[list[float]], size: int, n: int |
             if candidate > top:
                 top, chosen = candidate, length
         else:
-            # Words longer than the characters before `end`: -inf + value, never above top,
-            # but NaN (first of all) where the value is NaN or +inf.
-            for length in range(end + 1, max_len + 1):
-                candidate = -INF + first[length - 1]
-                if candidate != candidate:
-                    top, chosen = candidate, length
+            for length in beyond:
+                if length > end:
+                    top, chosen = math.nan, length
                     break
         best.append(top + gain[end - 1])
         back.append(chosen)
@@ -212,21 +212,21 @@ class TextLookups:
 def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts, passes: int) -> list[np.ndarray]:
     """decoding.cut_junctions_batch for a few characters (texts: the plans' batch, text.batch.Texts;
     passes: join_cohesive's at most, decoding.COHESIVE_PASSES)."""
-    margins = [[] if c is None else np.asarray(c).tolist() for c in combined]
-    cuts = [[m > 0 for m in margin] for margin in margins]
     joined = texts.text
-    # The junctions of the batch, in order: the character before each (in `joined`), its margin.
-    at, flat, owners = [], [], []
-    for i, (plan, offset) in enumerate(zip(plans, texts.starts.tolist())):
-        if not cuts[i]:
-            continue
-        before = plan.junctions if plan.spaceless else plan.positions[plan.junctions]
-        at.extend(q + offset for q in before.tolist())
-        flat.extend(margins[i])
-        owners.extend((i, k) for k in range(len(margins[i])))
+    # The junctions of the batch, in order: the character before each (in `joined`), its margin;
+    # text i's are those of bounds[i] : bounds[i + 1].
+    at, flat, bounds = [], [], [0]
+    offsets = texts.starts.tolist()
+    for plan, margins, offset in zip(plans, combined, offsets):
+        if margins is not None and len(margins):
+            before = plan.junctions if plan.spaceless else plan.positions[plan.junctions]
+            at.extend([q + offset for q in before.tolist()] if offset else before.tolist())
+            flat.extend(np.asarray(margins).tolist())
+        bounds.append(len(flat))
+    cut = [m > 0 for m in flat]  # the threshold's decisions, until the decoder's replace them
     runs = []  # (start in joined, size, first junction) of each decoded run
-    for i, (plan, offset) in enumerate(zip(plans, texts.starts.tolist())):
-        if not cuts[i]:
+    for plan, offset, a, b in zip(plans, offsets, bounds, bounds[1:]):
+        if a == b:
             continue
         for r in plan.runs:
             if r.kind == "han" and r.end - r.start > 1:
@@ -234,11 +234,17 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
                 first = bisect_left(at, start)
                 if bisect_left(at, end - 1) - first == end - start - 1:
                     runs.append((start, end - start, first))
-    if not runs:
-        return [np.array(c, dtype=bool) for c in cuts]
+    if runs:
+        _decode_runs(cut, flat, runs, joined, table, options, passes)
+    return [np.array(cut[a:b], dtype=bool) for a, b in zip(bounds, bounds[1:])]
+
+
+def _decode_runs(cut: list[bool], flat: list[float], runs: list[tuple[int, int, int]], joined: str, table,
+                 options: WordDecoding, passes: int) -> None:
+    """The words of each decoded run (start in `joined`, size, first junction), then the joins:
+    `cut` (the batch's junctions, the threshold's decisions) set in place; flat: their margins."""
     beta, clip = options.beta, options.clip
     scores = [min(max(beta * m, -beta * clip), beta * clip) for m in flat]
-    cut = [m > 0 for m in flat]
     strings = table.strings if isinstance(table, TextLookups) and table.text is joined else _Strings(table, joined)
     # the lengths a word may have (in the longest run) and the table may hold
     known = range(1, min(options.max_len, strings.longest, max(size for _, size, _ in runs)) + 1)
@@ -258,10 +264,6 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
                 break
     if options.join_long is not None:
         _join_long_words(cut, runs, strings, options)
-    out = [list(c) for c in cuts]
-    for (i, k), decision in zip(owners, cut):
-        out[i][k] = decision
-    return [np.array(c, dtype=bool) for c in out]
 
 
 def _run_values(autonomy: list, logp: list | None, strings: _Strings, options: WordDecoding, start: int,
