@@ -137,21 +137,25 @@ class Level:
            standard: Standard) -> Level:
         g = granularity_value(granularity)
         threshold = profile.threshold(standard.profile_level) + (g - DEFAULT_GRANULARITY) * GRANULARITY_SPAN
-        if decoding is not None:
-            decoding = _with_joins(decoding, standard.rules, DECODER_JOINS)  # frozen, checked values: they hash
-        return cls(g, threshold, decoding, standard.rules)
-
-
-# The decoder joins of rules.TABLE, (row name, its function) in table order: what Level.at sets
-# on the decoding of every level.
-DECODER_JOINS = tuple((row.name, row.run) for row in TABLE if row.decoder)
+        # the decoder joins of rules.TABLE, in table order: read at each call (a test takes a row out)
+        joins = tuple((row.name, row.run) for row in TABLE if row.decoder)
+        return _level(g, threshold, decoding, standard.rules, joins)  # frozen, checked values: they hash
 
 
 # Cached: Level.at runs at every segment() call, and the joins copy the frozen decoding once each.
 @lru_cache(maxsize=64)
-def _with_joins(decoding: WordDecoding, rules: Rules, joins: tuple) -> WordDecoding:
+def _level(granularity: float, threshold: float, decoding: WordDecoding | None, rules: Rules,
+           joins: tuple) -> Level:
+    """Level(granularity, threshold, decoding with each of `joins` set as `rules` sets it, rules):
+    one frozen Level for each, shared by the calls."""
+    return Level(granularity, threshold, _with_joins(decoding, rules, joins), rules)
+
+
+def _with_joins(decoding: WordDecoding | None, rules: Rules, joins: tuple) -> WordDecoding | None:
     """`decoding` with each join of `joins` ((row name, its function), in table order) set as
-    `rules` sets that row."""
+    `rules` sets that row; None stays None (no decoder)."""
+    if decoding is None:
+        return None
     for name, run in joins:
         decoding = run(decoding, getattr(rules, name))
     return decoding
