@@ -71,9 +71,11 @@ def test_the_python_decoder_decides_as_the_numpy_one(shipped, text, others, stan
 
 # Words the conventions' few-words paths act on (word_rules.FEW_WORDS): function words led or ended
 # (就是 已有 有着 说你 不需要 生活中 尤其是, and the ones kept: 已经 这里 为了 不得不), MSR's coarse leads
-# and pairs (不是 也是), compounds of four and five characters (高等法院 联合国大会 画蛇添足).
+# and pairs (不是 也是), compounds of four and five characters (高等法院 联合国大会 画蛇添足), and
+# words of four that are numbers or transliterations, no compounds (巴西利亚 安东尼奥 二十五年).
 RULE_SENTENCES = ["就是这样，他已有三本书，已经说你好了", "不需要担心，生活中尤其是看着他们的时候", "这里为了他们不得不说",
-                  "也是不是都是，不要紧", "高等法院在联合国大会上说画蛇添足", "中华人民共和国成立了", "翻山越岭的人有着梦想"]
+                  "也是不是都是，不要紧", "高等法院在联合国大会上说画蛇添足", "中华人民共和国成立了", "翻山越岭的人有着梦想",
+                  "巴西利亚的安东尼奥在二十五年前说三心二意", "第九十五届世界杯足球赛"]
 
 
 @pytest.mark.parametrize("text", RULE_SENTENCES)

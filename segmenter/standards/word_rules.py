@@ -138,7 +138,7 @@ def split_function_words(texts, ends, c, setting, word_table):
 
 
 # A batch of at most this many words (a short sentence's) goes through a rule in Python
-# (split_function_words, split_compounds' first test): a few Python operations a word, where the
+# (split_function_words, split_compounds' candidates): a few Python operations a word, where the
 # numpy path costs ~40 numpy calls on arrays of a handful of words.
 FEW_WORDS = 48
 
@@ -175,16 +175,6 @@ def _function_word_splits_few(text: str, ends: np.ndarray, c, particles: str, se
             cuts.extend(begin + cut for k, (begin, margin) in enumerate(zip(begins, margins.tolist()))
                         if margin <= (c.function_triple_logp if limit is None else limit[k]))
     return cuts
-
-
-def _any_word_of(ends: np.ndarray, shortest: int, longest: int) -> bool:
-    """Whether a word of the sorted `ends` (from 0) has `shortest` to `longest` characters."""
-    start = 0
-    for end in ends.tolist():
-        if shortest <= end - start <= longest:
-            return True
-        start = end
-    return False
 
 
 def split_coverbs(texts, ends, c, on, word_table):
@@ -235,24 +225,15 @@ def split_compounds(texts, ends, c, on, word_table):
     transliteration (split_surnames' `foreign`: 巴西利亚, 安东尼奥)."""
     if not c.compound_share or word_table is None:
         return ends
-    if len(ends) <= FEW_WORDS and not _any_word_of(ends, 4, 5):  # most sentences: no such word, no numpy
-        return ends
     text = texts.text
-    starts = word_starts(ends)
     # Other rows' lists: numbers are the number rows' words, transliterations no compounds.
     kept = c.han_digits + c.han_powers + c.ordinal_marks + c.foreign
-    maybe = np.flatnonzero((ends - starts >= 4) & (ends - starts <= 5))
-    if not len(maybe):
+    if len(ends) <= FEW_WORDS:  # a sentence's words: the candidates in Python (most sentences have none)
+        begin, lengths = _compound_candidates_few(text, ends, kept)
+    else:
+        begin, lengths = _compound_candidates(texts, ends, kept)
+    if not len(begin):
         return ends
-    # The words of Han characters alone, none of them one of `kept`: per character of the
-    # words (their starts, sizes), whether it breaks that, then per word whether one does.
-    size = ends[maybe] - starts[maybe]
-    codes = texts.codes[np.repeat(starts[maybe], size) + ranks_in_groups(size)]
-    breaks = ~han_mask(codes) | is_among(codes, kept)
-    candidates = maybe[~np.logical_or.reduceat(breaks, np.cumsum(size) - size)]
-    if not len(candidates):
-        return ends
-    begin, lengths = starts[candidates], ends[candidates] - starts[candidates]
     whole = word_table.counts_at(text, begin, lengths)  # looked up once for both ways to cut
     # The larger share of each way to cut (inf where a part was never seen, NaN where neither was;
     # both compare false): at 2, and at 3 for five characters.
@@ -266,6 +247,33 @@ def split_compounds(texts, ends, c, on, word_table):
         best[ways[better]], cut[ways[better]] = larger[better], at
     split = best < c.compound_share
     return with_ends(ends, begin[split] + cut[split]) if split.any() else ends
+
+
+def _compound_candidates(texts: Texts, ends: np.ndarray, kept: str) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, sizes) of split_compounds' candidates: the words of four or five Han characters
+    alone, none of them one of `kept`. Per character of the words of four or five, whether it
+    breaks that, then per word whether one does."""
+    starts = word_starts(ends)
+    maybe = np.flatnonzero((ends - starts >= 4) & (ends - starts <= 5))
+    if not len(maybe):
+        return maybe, maybe
+    size = ends[maybe] - starts[maybe]
+    codes = texts.codes[np.repeat(starts[maybe], size) + ranks_in_groups(size)]
+    breaks = ~han_mask(codes) | is_among(codes, kept)
+    candidates = maybe[~np.logical_or.reduceat(breaks, np.cumsum(size) - size)]
+    return starts[candidates], ends[candidates] - starts[candidates]
+
+
+def _compound_candidates_few(text: str, ends: np.ndarray, kept: str) -> tuple[np.ndarray, np.ndarray]:
+    """_compound_candidates of a few words, word by word in Python."""
+    begin, sizes, start = [], [], 0
+    for end in ends.tolist():
+        if (4 <= end - start <= 5 and HAN_SPAN_RE.fullmatch(text, start, end)
+                and not any(ch in kept for ch in text[start:end])):
+            begin.append(start)
+            sizes.append(end - start)
+        start = end
+    return np.array(begin, dtype=np.int64), np.array(sizes, dtype=np.int64)
 
 
 def _among_pairs(first: np.ndarray, second: np.ndarray, pairs: str, name: str = "coarse_pairs") -> np.ndarray:
