@@ -4,7 +4,8 @@ A short text is decoded in plain Python (words/decoding_few.py) and segment() sk
 machinery; these check, over random texts of every kind of character, that segment(text) is
 segment_batch([text, others...])[0], that the words join back to the text, and that the Python
 decoder decides every junction as the numpy one does (decoding.FEW_CHARS = 0 turns it off) and the
-conventions' Python gates for a few words (word_rules.FEW_WORDS = 0 turns them off) change no word.
+conventions' Python paths for a few words (word_rules.FEW_WORDS = 0 turns them off) and a short
+batch text (text.batch.HAVING_IN_PYTHON = 0) change no word.
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from hypothesis import strategies as st
 from segmenter import Segmenter
 from segmenter.model.folders import SHIPPED_MODELS
 from segmenter.standards import word_rules
+from segmenter.text import batch as batch_module
+from segmenter.text.batch import Texts
 from segmenter.words import decoding
 from segmenter.words.decoding_few import TextLookups, viterbi_run
 
@@ -66,16 +69,20 @@ def test_the_python_decoder_decides_as_the_numpy_one(shipped, text, others, stan
         with monkeypatch.context() as patch:
             patch.setattr(decoding, "FEW_CHARS", 0)
             patch.setattr(word_rules, "FEW_WORDS", 0)
+            patch.setattr(batch_module, "HAVING_IN_PYTHON", 0)
             assert few == shipped.assemble(batch, granularity, standard=standard)
 
 
 # Words the conventions' few-words paths act on (word_rules.FEW_WORDS): function words led or ended
 # (就是 已有 有着 说你 不需要 生活中 尤其是, and the ones kept: 已经 这里 为了 不得不), MSR's coarse leads
 # and pairs (不是 也是), compounds of four and five characters (高等法院 联合国大会 画蛇添足), and
-# words of four that are numbers or transliterations, no compounds (巴西利亚 安东尼奥 二十五年).
+# words of four that are numbers or transliterations, no compounds (巴西利亚 安东尼奥 二十五年), and
+# two-character words before a suffix (经营|者 出版|社 浙江|省 中国|队), and numerals before
+# classifiers and digits before units (两个 三条 1997年), which the rules find by Texts.having.
 RULE_SENTENCES = ["就是这样，他已有三本书，已经说你好了", "不需要担心，生活中尤其是看着他们的时候", "这里为了他们不得不说",
                   "也是不是都是，不要紧", "高等法院在联合国大会上说画蛇添足", "中华人民共和国成立了", "翻山越岭的人有着梦想",
-                  "巴西利亚的安东尼奥在二十五年前说三心二意", "第九十五届世界杯足球赛"]
+                  "巴西利亚的安东尼奥在二十五年前说三心二意", "第九十五届世界杯足球赛",
+                  "经营者在出版社说浙江省上海市的中国队", "两个人三条路，１９９７年２月有30万元"]
 
 
 @pytest.mark.parametrize("text", RULE_SENTENCES)
@@ -86,7 +93,24 @@ def test_the_rules_few_words_paths_split_as_the_numpy_ones(shipped, text, standa
         few = shipped.assemble(plans, granularity, standard=standard)
         with monkeypatch.context() as patch:
             patch.setattr(word_rules, "FEW_WORDS", 0)
+            patch.setattr(batch_module, "HAVING_IN_PYTHON", 0)
             assert few == shipped.assemble(plans, granularity, standard=standard)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(texts, min_size=1, max_size=4), characters=st.text(alphabet=NUMBER_HAN + DIGITS + PUNCT, max_size=6),
+       then=st.one_of(st.none(), st.text(alphabet=NUMBER_HAN + DIGITS + HAN[:40], max_size=6)))
+def test_texts_having_in_python_is_the_numpy_answer(texts, characters, then):
+    """Texts.having of a short batch (HAVING_IN_PYTHON) asks a regex's matches in Python: the texts
+    the code points' look-up in numpy finds."""
+    joined = Texts(texts, [[] for _ in texts])
+    found = joined.having(characters, then)
+    original = batch_module.HAVING_IN_PYTHON
+    try:
+        batch_module.HAVING_IN_PYTHON = 0
+        assert found == joined.having(characters, then)
+    finally:
+        batch_module.HAVING_IN_PYTHON = original
 
 
 @pytest.mark.parametrize("text", SENTENCES)

@@ -63,15 +63,25 @@ def _join_suffixes(texts: Texts, ends: np.ndarray, suffixes: str, word_table) ->
     text = texts.text
     if not suffixes or not any_of(suffixes).search(text):  # most texts: nothing to do
         return ends
-    starts = word_starts(ends)
-    lengths = ends - starts
-    after_pair = np.flatnonzero((lengths[1:] == 1) & (lengths[:-1] == 2)) + 1  # one-character words after two
-    candidates = [k for k in after_pair[is_among(texts.codes[starts[after_pair]], suffixes)].tolist()
-                  if HAN_SPAN_RE.fullmatch(text, starts[k - 1], ends[k])]
+    # (k, where word k - 1 starts) of each one-character word k from `suffixes` after a two-character
+    # word, the three characters Han
+    if len(ends) <= FEW_WORDS:  # a sentence's words, in Python: word k is text[bounds[k] : bounds[k + 1]]
+        bounds = [0, *ends.tolist()]
+        candidates = [(k, bounds[k - 1]) for k in range(1, len(bounds) - 1)
+                      if bounds[k + 1] - bounds[k] == 1 and bounds[k] - bounds[k - 1] == 2
+                      and text[bounds[k]] in suffixes and HAN_SPAN_RE.fullmatch(text, bounds[k - 1], bounds[k + 1])]
+    else:
+        starts = word_starts(ends)
+        lengths = ends - starts
+        after_pair = np.flatnonzero((lengths[1:] == 1) & (lengths[:-1] == 2)) + 1  # one-character words after two
+        candidates = [(k, int(starts[k - 1])) for k in after_pair[is_among(texts.codes[starts[after_pair]],
+                                                                          suffixes)].tolist()
+                      if HAN_SPAN_RE.fullmatch(text, starts[k - 1], ends[k])]
     if candidates and word_table is not None:  # NaN (a string the table lacks) is not >= 0
-        autonomy = word_table.autonomy_at(text, starts[np.array(candidates) - 1], np.full(len(candidates), 3))
-        candidates = [k for k, a in zip(candidates, autonomy.tolist()) if a >= 0]
-    return np.delete(ends, [k - 1 for k in candidates]) if candidates else ends
+        autonomy = word_table.autonomy_at(text, np.array([at for _, at in candidates], dtype=np.int64),
+                                          np.full(len(candidates), 3))
+        candidates = [candidate for candidate, a in zip(candidates, autonomy.tolist()) if a >= 0]
+    return np.delete(ends, [k - 1 for k, _ in candidates]) if candidates else ends
 
 
 def split_marks(texts, ends, c, on, word_table):
@@ -138,8 +148,8 @@ def split_function_words(texts, ends, c, setting, word_table):
 
 
 # A batch of at most this many words (a short sentence's) goes through a rule in Python
-# (split_function_words, split_compounds' candidates): a few Python operations a word, where the
-# numpy path costs ~40 numpy calls on arrays of a handful of words.
+# (split_function_words, the candidates of split_compounds and of the suffix rows): a few Python
+# operations a word, where the numpy path costs up to ~40 numpy calls on a handful of words.
 FEW_WORDS = 48
 
 

@@ -14,6 +14,7 @@ runs, the model's windows).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import lru_cache
 from itertools import pairwise
 
@@ -60,6 +61,13 @@ class Texts:
         """The texts that hold one of `characters` (followed at once by one of `then`), in order."""
         if not characters or not any_of(characters).search(self.text):  # most texts hold no digit: no numpy
             return []
+        if len(self.text) < HAVING_IN_PYTHON:  # a sentence: its few hits in Python, not code points in numpy
+            text = self.text
+            hits = [m.start() for m in any_of(characters).finditer(text)]
+            if then is not None:
+                hits = [i for i in hits if i + 1 < len(text) and text[i + 1] in then]
+            starts = self.starts.tolist()
+            return sorted({bisect_right(starts, i) - 1 for i in hits})
         hit = is_among(self.codes, characters)
         if then is not None:
             hit = hit[:-1] & is_among(self.codes[1:], then)
@@ -98,6 +106,10 @@ class Texts:
         ends, owner = self.owners(ends)
         return np.split(ends - self.starts[owner], np.cumsum(np.bincount(owner, minlength=len(self)))[:-1])
 
+
+# Texts.having asks a joined text of fewer characters in Python (a regex's matches): a sentence's
+# few hits cost less than the code points' look-ups in numpy.
+HAVING_IN_PYTHON = 256
 
 # Texts.pieces' marks, tried in order: the first the batch does not hold. No text is likely to hold all three.
 _PIECE_MARKS = ("\x00", "\x01", "\uffff")
