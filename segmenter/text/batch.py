@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 import numpy as np
 
@@ -39,8 +39,11 @@ class Texts:
     def __init__(self, texts: list[str], runs: list[list[Run]]):
         self.text = SEPARATOR.join(texts)
         self.runs = runs
-        self.lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        self.starts = np.cumsum(self.lengths + len(SEPARATOR)) - self.lengths - len(SEPARATOR)  # (n,) in `text`
+        # (n,) each text's length and where it starts in `text`, after those before it and a
+        # separator each: summed in Python (a sentence's one or two numbers cost less than numpy's calls)
+        self.lengths = np.array([len(text) for text in texts], dtype=np.int64)
+        self.starts = np.array([0, *accumulate(len(text) + len(SEPARATOR) for text in texts[:-1])] if texts else [],
+                               dtype=np.int64)
         self._codes = None
 
     def __len__(self) -> int:

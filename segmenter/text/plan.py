@@ -55,7 +55,7 @@ class TextPlan:
         # (runs.is_plain) has no marks: its Han runs end where their Han characters do.
         han = [(r.start, r.end if plain else HAN_SPAN_RE.match(text, r.start).end()) for r in runs if r.kind == "han"]
         if "space" not in map(_KIND, runs):  # every character is a model input: q = its index
-            self.positions = np.arange(len(text), dtype=np.int64)
+            self.positions = _counting(len(text))
             junctions = [q for start, end in han for q in range(start, end - 1)]
             self.junctions = np.array(junctions, dtype=np.int64) if junctions else EMPTY
             return
@@ -73,13 +73,18 @@ class TextPlan:
         every character is a model input."""
         plan = cls.__new__(cls)
         plan.text, plan.runs, plan.junctions, plan.scores = text, runs, junctions, None
-        plan.positions = _COUNTING[: len(text)] if len(text) <= len(_COUNTING) else np.arange(len(text), dtype=np.int64)
+        plan.positions = _counting(len(text))
         return plan
 
     @property
     def spaceless(self) -> bool:
         """Every character is a model input: input q is text[q], and the model sequence is the text."""
         return len(self.positions) == len(self.text)
+
+
+def _counting(size: int) -> np.ndarray:
+    """0, 1, ..., size - 1: a spaceless plan's positions, a read-only view of _COUNTING where it is no longer."""
+    return _COUNTING[:size] if size <= len(_COUNTING) else np.arange(size, dtype=np.int64)
 
 
 # plan_texts plans a batch of fewer characters text by text: together, its dozens of numpy calls

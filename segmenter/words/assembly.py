@@ -77,8 +77,9 @@ def cut_ends_of(texts: Texts, plans: list[TextPlan], cuts: list[np.ndarray]) -> 
     if len(plans) == 1:  # one text (lcut): its run ends and cuts as a set, sorted
         plan = plans[0]
         ends = {run.end for run in plan.runs}
-        if len(plan.junctions):
-            ends.update((plan.positions[plan.junctions[cuts[0]]] + 1).tolist())
+        if len(plan.junctions):  # the character after each cut junction (a spaceless plan's junction q: character q)
+            cut = plan.junctions[cuts[0]]
+            ends.update(((cut if plan.spaceless else plan.positions[cut]) + 1).tolist())
         return np.array(sorted(ends), dtype=np.int64)
     starts = texts.starts.tolist()
     run_ends = [start + run.end for start, plan in zip(starts, plans) for run in plan.runs]
