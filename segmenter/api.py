@@ -256,8 +256,11 @@ class Segmenter(JiebaCalls):
         texts = check_texts(texts)
         check_positive_int(batch_size, "batch_size", allow_none=True)
         level = self.granularity if granularity is None else granularity
+        size = batch_size or self.batch_size
         if len(texts) == 1:  # one text (lcut, segment): one chunk whatever the cores, so this thread, at once
-            return self._assemble(self.score_texts(texts, batch_size, show_progress), level, None, words_only)
+            # (texts and batch_size checked above: score_texts' checks are not asked again)
+            plans = _score_texts(self.reader, texts, self.window, self.overlap, size, show_progress)
+            return self._assemble(plans, level, None, words_only)
         from .run.cores import in_worker_thread, text_chunks, text_slices
         from .run.processes import chunk_chars
 
@@ -275,13 +278,13 @@ class Segmenter(JiebaCalls):
         in_slices = len(chunks) < 2  # no other core: a large batch in slices, one after another (memory)
         chunks = text_slices(lengths) if in_slices else chunks
         if len(chunks) < 2:  # one core, or a batch too small to share: all in this thread
-            return self._assemble(self.score_texts(texts, batch_size, show_progress), level, None, words_only)
+            plans = _score_texts(self.reader, texts, self.window, self.overlap, size, show_progress)
+            return self._assemble(plans, level, None, words_only)
         # The cores share the batch: chunks of texts scored and assembled at once by helper
         # processes or the reader's threads, with one snapshot of the user dictionary; the words
         # are those of one thread, in input order.
         self.level(level)  # a bad granularity fails here, as on one thread, before any work
         dictionary = self.user_dictionary.snapshot()
-        size = batch_size or self.batch_size
 
         def chunk_tokens(chunk: list[int]) -> list[list[Token]] | list[list[str]]:
             plans = _score_texts(self.reader, [texts[i] for i in chunk], self.window, self.overlap, size, False)
