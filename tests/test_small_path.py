@@ -4,8 +4,9 @@ A short text is decoded in plain Python (words/decoding_few.py) and segment() sk
 machinery; these check, over random texts of every kind of character, that segment(text) is
 segment_batch([text, others...])[0], that the words join back to the text, and that the Python
 decoder decides every junction as the numpy one does (decoding.FEW_CHARS = 0 turns it off) and the
-conventions' Python paths for a few words (word_rules.FEW_WORDS = 0 turns them off) and a short
-batch text (text.batch.HAVING_IN_PYTHON = 0) change no word.
+conventions' Python paths for a few words (word_rules.FEW_WORDS = 0 turns them off, and
+text.batch.FEW_ENDS = -1 those of with_ends and without_ends) and a short batch text
+(text.batch.HAVING_IN_PYTHON = 0) change no word.
 """
 from __future__ import annotations
 
@@ -70,6 +71,7 @@ def test_the_python_decoder_decides_as_the_numpy_one(shipped, text, others, stan
             patch.setattr(decoding, "FEW_CHARS", 0)
             patch.setattr(word_rules, "FEW_WORDS", 0)
             patch.setattr(batch_module, "HAVING_IN_PYTHON", 0)
+            patch.setattr(batch_module, "FEW_ENDS", -1)
             assert few == shipped.assemble(batch, granularity, standard=standard)
 
 
@@ -94,6 +96,7 @@ def test_the_rules_few_words_paths_split_as_the_numpy_ones(shipped, text, standa
         with monkeypatch.context() as patch:
             patch.setattr(word_rules, "FEW_WORDS", 0)
             patch.setattr(batch_module, "HAVING_IN_PYTHON", 0)
+            patch.setattr(batch_module, "FEW_ENDS", -1)
             assert few == shipped.assemble(plans, granularity, standard=standard)
 
 

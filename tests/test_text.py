@@ -261,3 +261,28 @@ def test_plans_of_a_batch_are_those_of_each_text():
             for name in ("positions", "junctions"):
                 assert getattr(plan, name).dtype == np.int64
                 assert getattr(plan, name).tolist() == getattr(alone, name).tolist()
+
+
+def test_with_and_without_ends_of_a_few_are_the_numpy_answers(monkeypatch):
+    """with_ends / without_ends change a sentence's few ends in Python (FEW_ENDS): the sorted
+    union and difference that their numpy searches give, from lists and arrays alike, and what
+    those give an end that is there twice."""
+    import random
+
+    from segmenter.text import batch
+    from segmenter.text.batch import with_ends, without_ends
+
+    rng = random.Random(11)
+    for _ in range(500):
+        ends = sorted(rng.sample(range(1, 90), rng.randint(0, 30)))
+        ends = np.array(ends + ends[-1:] * rng.randint(0, 2), dtype=np.int64)  # a last end twice, as a rule may get it
+        other = [rng.randint(0, 95) for _ in range(rng.randint(0, 8))]  # repeats, and ends already there
+        for change in (other, np.array(other, dtype=np.int64)):
+            few = with_ends(ends, change), without_ends(ends, change)
+            with monkeypatch.context() as patch:
+                patch.setattr(batch, "FEW_ENDS", -1)
+                assert all(a.dtype == b.dtype == np.int64 and a.tolist() == b.tolist()
+                           for a, b in zip(few, (with_ends(ends, change), without_ends(ends, change))))
+            if len(set(ends.tolist())) == len(ends):  # sorted unique ends: the union and the difference
+                assert few[0].tolist() == sorted(set(ends.tolist()) | set(other))
+                assert few[1].tolist() == sorted(set(ends.tolist()) - set(other))

@@ -14,7 +14,7 @@ runs, the model's windows).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
 from itertools import accumulate, pairwise
 
@@ -136,8 +136,19 @@ def among_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
     return members[np.minimum(np.searchsorted(members, values), len(members) - 1)] == values
 
 
+# with_ends and without_ends change at most this many ends (a sentence's) in Python: np.unique and
+# np.insert cost several times a set's work on a handful of numbers.
+FEW_ENDS = 64
+
+
 def with_ends(ends: np.ndarray, add) -> np.ndarray:
     """np.union1d(ends, add) for sorted unique `ends`: a search for each of `add`, no sort of all ends."""
+    if len(ends) <= FEW_ENDS and len(add) <= FEW_ENDS:  # as below: each new end inserted where the search finds it
+        ends = ends.tolist()
+        merged = ends[:]
+        for end in sorted(set(map(int, add)).difference(ends), reverse=True):
+            merged.insert(bisect_left(ends, end), end)
+        return np.array(merged, dtype=np.int64)
     add = np.unique(np.asarray(add, dtype=np.int64))
     slot = np.searchsorted(ends, add)
     new = slot == len(ends)
@@ -147,6 +158,14 @@ def with_ends(ends: np.ndarray, add) -> np.ndarray:
 
 def without_ends(ends: np.ndarray, drop) -> np.ndarray:
     """np.setdiff1d(ends, drop) for sorted unique `ends`."""
+    if len(ends) <= FEW_ENDS and len(drop) <= FEW_ENDS:  # as below: the first of each end dropped goes
+        dropped, kept = set(map(int, drop)), []
+        for end in ends.tolist():
+            if end in dropped:
+                dropped.discard(end)
+            else:
+                kept.append(end)
+        return np.array(kept, dtype=np.int64)
     drop = np.asarray(drop, dtype=np.int64)
     slot = np.searchsorted(ends, drop)
     found = slot < len(ends)
