@@ -10,6 +10,7 @@ profile stores the thresholds at 0, 0.5 and 1 and interpolates linearly between 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -50,9 +51,9 @@ def interpolate(x: float, at: tuple[float, float, float]) -> float:
         return at[j]
     slope = (at[j + 1] - at[j]) / (right - left)
     value = slope * (x - left) + at[j]
-    if value != value:
+    if math.isnan(value):
         value = slope * (x - right) + at[j + 1]
-        if value != value and at[j] == at[j + 1]:
+        if math.isnan(value) and at[j] == at[j + 1]:
             value = at[j]
     return value
 

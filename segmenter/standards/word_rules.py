@@ -178,12 +178,14 @@ def _function_word_splits_few(text: str, ends: np.ndarray, c, particles: str, se
             if text[start + 2] in c.function_ends:
                 lasts.append(start)
         start = end
+    # (starts, pieces, the margin at or below which each splits, where it splits)
+    kinds = ((pairs, (1, 1), limits, 1), (leads, (1, 2), [c.function_triple_logp] * len(leads), 1),
+             (lasts, (2, 1), [c.function_triple_logp] * len(lasts), 2))
     cuts = []
-    for begins, pieces, limit, cut in ((pairs, (1, 1), limits, 1), (leads, (1, 2), None, 1), (lasts, (2, 1), None, 2)):
+    for begins, pieces, limits, cut in kinds:
         if begins:
             margins = word_table.logp_margin_at(text, np.array(begins, dtype=np.int64), [pieces] * len(begins))
-            cuts.extend(begin + cut for k, (begin, margin) in enumerate(zip(begins, margins.tolist()))
-                        if margin <= (c.function_triple_logp if limit is None else limit[k]))
+            cuts.extend(begin + cut for begin, margin, limit in zip(begins, margins.tolist(), limits) if margin <= limit)
     return cuts
 
 

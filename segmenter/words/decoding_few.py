@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from itertools import pairwise
 
 import numpy as np
 
@@ -42,7 +43,7 @@ def viterbi_run(gain: list[float], value: list[list[float]], size: int, n: int |
     # Words longer than the characters before an end: -inf + the value of the word at the run's
     # start, never above the best, but NaN (first of all) where that value is NaN or +inf: the
     # lengths where it is, ascending (most runs: none).
-    beyond = [length for length, v in enumerate(value[0] if value else [], 1) if v != v or v == INF]
+    beyond = [length for length, v in enumerate(value[0] if value else [], 1) if math.isnan(v) or v == INF]
     for end in range(1, n + 1):
         top, chosen = -INF, 1
         for length in range(1, min(max_len, end) + 1):
@@ -225,7 +226,7 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
         bounds.append(len(flat))
     cut = [m > 0 for m in flat]  # the threshold's decisions, until the decoder's replace them
     runs = []  # (start in joined, size, first junction) of each decoded run
-    for plan, offset, a, b in zip(plans, offsets, bounds, bounds[1:]):
+    for plan, offset, (a, b) in zip(plans, offsets, pairwise(bounds)):
         if a == b:
             continue
         for r in plan.runs:
@@ -236,7 +237,7 @@ def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts
                     runs.append((start, end - start, first))
     if runs:
         _decode_runs(cut, flat, runs, joined, table, options, passes)
-    return [np.array(cut[a:b], dtype=bool) for a, b in zip(bounds, bounds[1:])]
+    return [np.array(cut[a:b], dtype=bool) for a, b in pairwise(bounds)]
 
 
 def _decode_runs(cut: list[bool], flat: list[float], runs: list[tuple[int, int, int]], joined: str, table,
