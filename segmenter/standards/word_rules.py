@@ -63,25 +63,25 @@ def _join_suffixes(texts: Texts, ends: np.ndarray, suffixes: str, word_table) ->
     text = texts.text
     if not suffixes or not any_of(suffixes).search(text):  # most texts: nothing to do
         return ends
-    # (k, where word k - 1 starts) of each one-character word k from `suffixes` after a two-character
-    # word, the three characters Han
+    # Each one-character word k from `suffixes` after a two-character word, the three characters
+    # Han, and where word k - 1 starts
     if len(ends) <= FEW_WORDS:  # a sentence's words, in Python: word k is text[bounds[k] : bounds[k + 1]]
         bounds = [0, *ends.tolist()]
-        candidates = [(k, bounds[k - 1]) for k in range(1, len(bounds) - 1)
+        candidates = [k for k in range(1, len(bounds) - 1)
                       if bounds[k + 1] - bounds[k] == 1 and bounds[k] - bounds[k - 1] == 2
                       and text[bounds[k]] in suffixes and HAN_SPAN_RE.fullmatch(text, bounds[k - 1], bounds[k + 1])]
+        pair_starts = [bounds[k - 1] for k in candidates]
     else:
         starts = word_starts(ends)
         lengths = ends - starts
         after_pair = np.flatnonzero((lengths[1:] == 1) & (lengths[:-1] == 2)) + 1  # one-character words after two
-        candidates = [(k, int(starts[k - 1])) for k in after_pair[is_among(texts.codes[starts[after_pair]],
-                                                                          suffixes)].tolist()
+        candidates = [k for k in after_pair[is_among(texts.codes[starts[after_pair]], suffixes)].tolist()
                       if HAN_SPAN_RE.fullmatch(text, starts[k - 1], ends[k])]
+        pair_starts = starts[np.array(candidates, dtype=np.int64) - 1]
     if candidates and word_table is not None:  # NaN (a string the table lacks) is not >= 0
-        autonomy = word_table.autonomy_at(text, np.array([at for _, at in candidates], dtype=np.int64),
-                                          np.full(len(candidates), 3))
-        candidates = [candidate for candidate, a in zip(candidates, autonomy.tolist()) if a >= 0]
-    return np.delete(ends, [k - 1 for k, _ in candidates]) if candidates else ends
+        autonomy = word_table.autonomy_at(text, np.asarray(pair_starts, dtype=np.int64), np.full(len(candidates), 3))
+        candidates = [k for k, a in zip(candidates, autonomy.tolist()) if a >= 0]
+    return np.delete(ends, [k - 1 for k in candidates]) if candidates else ends
 
 
 def split_marks(texts, ends, c, on, word_table):
