@@ -526,7 +526,7 @@ def _constant_lookups(graph, shapes, values) -> None:
 
 def _table(graph, name: str):
     """The value of a constant table: an initializer, or a Cast of one (store_float16)."""
-    from onnx import numpy_helper
+    from onnx import helper
 
     value = _constant(graph, name)
     if value is not None:
@@ -536,8 +536,6 @@ def _table(graph, name: str):
         return None
     stored = _constant(graph, cast.input[0])
     to = next(a.i for a in cast.attribute if a.name == "to")
-    from onnx import helper
-
     return None if stored is None else stored.astype(helper.tensor_dtype_to_np_dtype(to))
 
 
