@@ -144,6 +144,14 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         with contextlib.suppress(Exception):
             process.terminate()
+    # Reaped here, so that the executor's thread, which the interpreter joins at exit, sees each
+    # worker gone; one that outlives SIGTERM (still starting, under load) is killed.
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(timeout=2)
+            if process.is_alive():
+                process.kill()
+                process.join(timeout=2)
 
 
 def map_chunks(spec: WorkerSpec, chunks: Iterable[list[str]], workers: int, max_in_flight: int | None = None):
