@@ -23,7 +23,7 @@ from segmenter.standards import word_rules
 from segmenter.text import batch as batch_module
 from segmenter.text.batch import Texts
 from segmenter.words import decoding
-from segmenter.words.decoding_few import TextLookups, viterbi_run
+from segmenter.words.decoding_few import TextLookups, viterbi_run, word_ends
 
 pytestmark = pytest.mark.slow  # the shipped models
 
@@ -175,12 +175,7 @@ def _viterbi_by_the_definition(gain, value, size, n):
                 top, chosen = candidate, length
         best.append(top + gain[end - 1])
         back.append(chosen)
-    ends, position = [], size
-    while position > 0:
-        position -= back[position]
-        if position > 0:
-            ends.append(position - 1)
-    return ends[::-1]
+    return word_ends(back, size)  # the walk back is shared: the recursion above is what this checks
 
 
 def test_the_python_viterbi_keeps_ties_nan_and_impossible_words():

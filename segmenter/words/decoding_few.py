@@ -60,6 +60,12 @@ def viterbi_run(gain: list[float], value: list[list[float]], size: int, n: int |
                     break
         best.append(top + gain[end - 1])
         back.append(chosen)
+    return word_ends(back, size)
+
+
+def word_ends(back: list[int], size: int) -> list[int]:
+    """The characters that end a word before the run's end (ascending), walked back from the run's
+    end through back[p], the length of the last word of the best words of the first p characters."""
     ends, position = [], size
     while position > 0:
         position -= back[position]
