@@ -5,16 +5,17 @@ characters (lazy loading, caches, allocator), then the timed pass over every sen
 chars_per_s = characters / seconds of that pass alone. Scoring happens in the parent.
 Speed figures beside it (speed_figures): startup_s, the wall time of a fresh process that
 segments one sentence through the system's command line (`python -m segmenter`, `python -m
-jieba`); latency_ms, one short sentence per call, median; seconds_all, the timed pass again
-on all cores, for a system that can use them (segment.set_threads), after a first pass on all
-cores (seconds_all_first), in which what a system starts to use them starts (a Segmenter's
+jieba`); latency_ms, one short sentence per call, median; seconds_all, the mean timed pass
+again on all cores, for a system that can use them (segment.set_threads), after a first pass on
+all cores (seconds_all_first), in which what a system starts to use them starts (a Segmenter's
 helper processes: ~1 s, a large share of a 3 s pass).
 
-The × jieba figures are timed side by side (paired_seconds): in the same worker, jieba (HMM on,
-its own instance) and the system take turns over the same chunks, PAIRED_ROUNDS passes each, and
-once more beside the all-cores pass. The machine is shared and its speed drifts over a run of
-minutes (jieba ran at 207 k and at 324 k chars/s in two runs of one afternoon): a ratio of
-passes a second apart moves far less than one of passes minutes apart, in other processes.
+The × jieba figures are timed side by side (paired_seconds, paired_seconds_all): in the same
+worker, jieba (HMM on, its own instance) and the system take turns over the same chunks,
+PAIRED_ROUNDS passes each on one thread, and as many again with the system on all cores. The
+machine is shared and its speed drifts over a run of minutes (jieba ran at 207 k and at 324 k
+chars/s in two runs of one afternoon): a ratio of passes a second apart moves far less than one
+of passes minutes apart, in other processes.
 
 Like systems.py, this file imports only the standard library at the top: a worker loads both
 by their paths (runner.run_isolated: systems.py first, as `segmenter_benchmark_systems`), so
@@ -157,10 +158,13 @@ def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: l
     if set_threads is not None and cores > config.threads:
         set_threads(cores)
         figures["seconds_all_first"] = _timed(segment, chunks)  # the first pass starts what the cores need
-        jieba_seconds = _timed(jieba, chunks) if jieba is not None else None
-        figures["seconds_all"] = _timed(segment, chunks)
-        if jieba_seconds is not None:
-            figures["paired_seconds_all"] = [figures["seconds_all"], jieba_seconds]
+        own = reference = 0.0
+        for _ in range(PAIRED_ROUNDS):  # in turns again, as on one thread: one pass moved too much
+            reference += _timed(jieba, chunks) if jieba is not None else 0.0
+            own += _timed(segment, chunks)
+        figures["seconds_all"] = own / PAIRED_ROUNDS
+        if jieba is not None:  # a pass each, as the first pass is one (report.py divides them)
+            figures["paired_seconds_all"] = [own / PAIRED_ROUNDS, reference / PAIRED_ROUNDS]
         figures["cores_all"] = cores
         set_threads(config.threads)
     return figures

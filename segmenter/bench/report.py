@@ -200,11 +200,11 @@ def to_markdown(result: BenchResult, machine: dict) -> str:
         "",
         f"P, R, F1, OOV/IV recall: the SIGHAN 2005 `score` figures (word spans). chars/s: characters of the gold text "
         f"(spaces removed) per second of segmentation, after loading and a warm-up on the first "
-        f"{config.warmup_chars:,} characters; all cores: the second of two passes on all cores (the first, "
-        f"a column of its own, starts what the system needs for them: a Segmenter's helper processes). "
+        f"{config.warmup_chars:,} characters; all cores: the mean of {PAIRED_ROUNDS} passes on all cores after a first "
+        f"(a column of its own, which starts what the system needs for them: a Segmenter's helper processes). "
         f"× jieba: jieba's seconds over the system's on the same characters, timed in turns in the system's own "
-        f"worker ({PAIRED_ROUNDS} passes each on one thread, one beside the all-cores pass), so that both see the same "
-        f"load of a shared machine; the chars/s columns are each system's own timed pass. "
+        f"worker ({PAIRED_ROUNDS} passes each on one thread, {PAIRED_ROUNDS} more each with the system on all cores), "
+        f"so that both see the same load of a shared machine; the chars/s columns are each system's own timed passes. "
         f"{memory_note}. The whole run took {_duration(result.seconds)}.",
         "",
     ]
