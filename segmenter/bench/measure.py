@@ -148,26 +148,29 @@ def speed_figures(system: str, config: BenchConfig, segment: SegmentFn, texts: l
         figures["startup_s"] = statistics.median(runs) if runs else None
     jieba = _reference(config, chunks[0])
     if jieba is not None:
-        own = reference = 0.0
-        for _ in range(PAIRED_ROUNDS):  # in turns: jieba, the system, jieba, the system
-            reference += _timed(jieba, chunks)
-            own += _timed(segment, chunks)
-        figures["paired_seconds"] = [own, reference]
+        figures["paired_seconds"] = list(_in_turns(segment, jieba, chunks))
     cores = available_cores()
     set_threads = getattr(segment, "set_threads", None)
     if set_threads is not None and cores > config.threads:
         set_threads(cores)
         figures["seconds_all_first"] = _timed(segment, chunks)  # the first pass starts what the cores need
-        own = reference = 0.0
-        for _ in range(PAIRED_ROUNDS):  # in turns again, as on one thread: one pass moved too much
-            reference += _timed(jieba, chunks) if jieba is not None else 0.0
-            own += _timed(segment, chunks)
+        own, reference = _in_turns(segment, jieba, chunks)  # as on one thread: one pass moved too much
         figures["seconds_all"] = own / PAIRED_ROUNDS
         if jieba is not None:  # a pass each, as the first pass is one (report.py divides them)
             figures["paired_seconds_all"] = [own / PAIRED_ROUNDS, reference / PAIRED_ROUNDS]
         figures["cores_all"] = cores
         set_threads(config.threads)
     return figures
+
+
+def _in_turns(segment: SegmentFn, jieba: SegmentFn | None, chunks: list[list[str]]) -> tuple[float, float]:
+    """(the system's seconds, jieba's) over PAIRED_ROUNDS passes each, in turns: jieba, the
+    system, jieba, the system (jieba's 0 without jieba)."""
+    own = reference = 0.0
+    for _ in range(PAIRED_ROUNDS):
+        reference += _timed(jieba, chunks) if jieba is not None else 0.0
+        own += _timed(segment, chunks)
+    return own, reference
 
 
 def _timed(segment: SegmentFn, chunks: list[list[str]]) -> float:
