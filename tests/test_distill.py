@@ -156,6 +156,18 @@ def test_pca_init_needs_a_wide_enough_teacher(setup):
         make_student(config, CharVocab.from_folder(config.teacher), Path(config.teacher))
 
 
+def test_a_fresh_student_takes_its_feed_forward_width(setup):
+    """--intermediate: the student's feed-forward width; left out, BERT's 4 x hidden."""
+    from segmenter.text.vocab import CharVocab
+
+    config = setup
+    vocab = CharVocab.from_folder(config.teacher)
+    assert make_student(config, vocab, Path(config.teacher)).config.intermediate_size == 4 * config.hidden
+    config.intermediate = 24
+    model = make_student(config, vocab, Path(config.teacher))
+    assert model.config.intermediate_size == 24 and model.encoder.layer[0].intermediate.dense.out_features == 24
+
+
 @pytest.mark.slow
 def test_shipped_models_load_by_name():
     """The embedded default (the distilled student, window 126 from its profile) and `fast`

@@ -32,6 +32,7 @@ NUMERIC = {
                  "feed-forward layer, then learn the teacher's scores (its folder's profile and word table "
                  "carry over)"),
     "head_size": (positive(int), "size of one attention head; heads = hidden / head_size (default: 32)"),
+    "intermediate": (positive(int), "a fresh student's feed-forward width (default: 4 x hidden)"),
     "window": (positive(int), "characters per student window (default: 126)"),
     "overlap": (non_negative_int, "window overlap in training (default: 32)"),
     "temperature": (positive(float), "soft target sigmoid(s_teacher / T) (default: 1)"),

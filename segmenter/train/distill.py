@@ -57,6 +57,7 @@ class DistillConfig:
     ffn: int | None = None  # set: shrink the teacher's feed-forward layers to this width instead (shrink.py)
     int8: bool = False  # with ffn: export model.onnx with int8 weights (onnx_engine: scores then depend on the batch)
     head_size: int = 32  # attention heads = hidden / head_size
+    intermediate: int | None = None  # a fresh student's feed-forward width (None: 4 x hidden, BERT's)
     window: int = 126  # characters per student window; max_position_embeddings = window + 2
     overlap: int = 32
     temperature: float = 1.0  # soft target sigmoid(s_teacher / T)
@@ -129,7 +130,7 @@ def make_student(config: DistillConfig, vocab, teacher_folder: Path):
         raise ValueError(f"hidden ({config.hidden}) must be a multiple of head_size ({config.head_size})")
     bert = BertConfig(
         vocab_size=len(vocab), hidden_size=config.hidden, num_hidden_layers=config.layers,
-        num_attention_heads=config.hidden // config.head_size, intermediate_size=4 * config.hidden,
+        num_attention_heads=config.hidden // config.head_size, intermediate_size=config.intermediate or 4 * config.hidden,
         max_position_embeddings=config.window + 2, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
         pad_token_id=vocab.pad_id,
     )
@@ -241,7 +242,8 @@ def write_card(folder: Path, config: DistillConfig, stats: dict, dev: dict, teac
     )
     card = f"""# segmenter distilled model
 
-A {config.layers}-layer BERT (hidden {config.hidden}, {config.hidden // config.head_size} heads, window {config.window}
+A {config.layers}-layer BERT (hidden {config.hidden}, {config.hidden // config.head_size} heads, feed-forward
+{config.intermediate or 4 * config.hidden}, window {config.window}
 characters) distilled by `segmenter distill` from `{Path(config.teacher).name}`. The boundary is read like the
 teacher's: s = log a[i, SEP] - log a[i, i+1] of one head, (layer {config.layers - 1}, head 0), cut where s > the teacher's default threshold;
 the teacher's thresholds for fine/coarse. Weights in float16: {weight_mb(folder):.1f} MB.
