@@ -163,6 +163,9 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
     room = np.zeros(len(joined), dtype=np.int64)  # characters left in its run: no longer word is read
     room[starts[run_of] + inner] = sizes[run_of] - inner
     autonomy, logp = table.autonomy_and_logp(joined, options.max_len, room)
+    # Each candidate word's value, once for every character of the batch (elementwise: a
+    # character's row is the same whichever group reads it); a group gathers its runs' rows.
+    word_values = options.word_values(autonomy, room, logp)
     scores = np.clip(options.beta * flat.astype(np.float64), -options.beta * options.clip, options.beta * options.clip)
     # Runs of similar sizes share one lockstep pass, so one long run does not pad all the others.
     order = np.argsort(sizes, kind="stable")
@@ -171,9 +174,8 @@ def cut_junctions_batch(plans: list[TextPlan], combined: list, table: WordTable,
             n = int(sizes[group].max())
             k = np.arange(n)
             inside = k[None, :] < sizes[group, None]  # (R, N)
-            rows = np.where(inside, starts[group, None] + k[None, :], 0)
-            values = options.word_values(autonomy[rows], np.where(inside, sizes[group, None] - k[None, :], 0),
-                                         None if logp is None else logp[rows])
+            values = word_values[np.where(inside, starts[group, None] + k[None, :], 0)]
+            values[~inside] = -np.inf  # past a run's end: no word starts there
             has_junction = k[None, :] < sizes[group, None] - 1  # (R, N): a junction follows character k
             junction = np.where(has_junction, firsts[group, None] + k[None, :], 0)
             gains = np.where(has_junction, scores[junction], 0.0)
