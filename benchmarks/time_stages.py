@@ -1,7 +1,7 @@
 """Where one thread's time goes: a Segmenter's stages timed on the benchmark's input (issue 57).
 
 The first N sentences of a gold file (spaces removed) are segmented as benchmarks/run.py times
-them, in calls of ~16 k characters (bench.measure.CHUNK_CHARS) on one thread, and each stage's
+them, in calls of ~16 k characters (bench.measure.timed_chunks) on one thread, and each stage's
 process time is summed over a pass by wrapping the function that does it:
 
     plan          text -> runs and junctions (plan.plan_texts)
@@ -79,17 +79,6 @@ def instrument(segmenter, clock: StageClock) -> None:
     segmenter.reader.session = TimedSession()
 
 
-def chunks_of(texts: list[str], size: int) -> list[list[str]]:
-    chunks, chunk, chars = [], [], 0
-    for text in texts:
-        chunk.append(text)
-        chars += len(text)
-        if chars >= size:
-            chunks.append(chunk)
-            chunk, chars = [], 0
-    return chunks + ([chunk] if chunk else [])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gold", type=Path, default=ROOT.parent / "shared" / "corpora" / "gold" / "pku_test.txt")
@@ -102,11 +91,11 @@ def main() -> None:
     import jieba
 
     from segmenter.api import Segmenter
-    from segmenter.bench.measure import CHUNK_CHARS
+    from segmenter.bench.measure import timed_chunks
 
     lines = [line for line in args.gold.read_text(encoding="utf-8").splitlines() if line.strip()][: args.limit]
     texts = ["".join(line.split()) for line in lines]
-    chunks = chunks_of(texts, CHUNK_CHARS)
+    chunks = timed_chunks(texts)
     segmenter = Segmenter(args.model, num_threads=1)
     jieba.setLogLevel(60)
     jieba.initialize()

@@ -63,6 +63,20 @@ def peak_rss_mb() -> float | None:
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KiB elsewhere
 
 
+def timed_chunks(texts: list[str], size: int = CHUNK_CHARS) -> list[list[str]]:
+    """The texts in the calls of a timed pass: consecutive runs of ~`size` characters (each ends
+    with the text that reaches it), large enough to fill segmenter's batches, small enough for a
+    live bar (benchmarks/time_stages.py cuts its input the same way)."""
+    chunks, chunk, chars = [], [], 0
+    for text in texts:
+        chunk.append(text)
+        chars += len(text)
+        if chars >= size:
+            chunks.append(chunk)
+            chunk, chars = [], 0
+    return chunks + ([chunk] if chunk else [])
+
+
 def segment_run(system: str, setting: str, config: BenchConfig, corpus: CorpusRun, texts: list[str]) -> dict:
     """Build, warm up, time: the measuring part of one run (in a worker, or in-process)."""
     base_mb = peak_rss_mb()
@@ -85,15 +99,7 @@ def segment_run(system: str, setting: str, config: BenchConfig, corpus: CorpusRu
     segment(warm)
     warmup_s = time.perf_counter() - start
 
-    # Chunks of ~CHUNK_CHARS: large enough to fill segmenter's batches, small enough for a live bar.
-    chunks, chunk, size = [], [], 0
-    for text in texts:
-        chunk.append(text)
-        size += len(text)
-        if size >= CHUNK_CHARS:
-            chunks.append(chunk)
-            chunk, size = [], 0
-    chunks += [chunk] if chunk else []
+    chunks = timed_chunks(texts)
     from tqdm.auto import tqdm
 
     bar = tqdm(total=sum(map(len, texts)), unit="char", unit_scale=True, desc=f"{label(system, setting)} {corpus.name}",
