@@ -168,6 +168,24 @@ def test_a_fresh_student_takes_its_feed_forward_width(setup):
     assert model.config.intermediate_size == 24 and model.encoder.layer[0].intermediate.dense.out_features == 24
 
 
+def test_a_training_seed_draws_another_student_from_the_same_sample(setup):
+    """--train-seed: another initialisation (and batch order), the raw sample of --seed kept, so the
+    labels on disk still match it."""
+    from segmenter.text.vocab import CharVocab
+    from segmenter.train.distill import training_seed
+
+    config = setup
+    vocab = CharVocab.from_folder(config.teacher)
+    first = make_student(config, vocab, Path(config.teacher)).encoder.layer[0].output.dense.weight.detach().clone()
+    assert training_seed(config) == config.seed
+    config.train_seed = config.seed + 1
+    assert training_seed(config) == config.seed + 1
+    other = make_student(config, vocab, Path(config.teacher)).encoder.layer[0].output.dense.weight
+    assert not torch.equal(first, other)
+    config.train_seed = config.seed
+    assert torch.equal(first, make_student(config, vocab, Path(config.teacher)).encoder.layer[0].output.dense.weight)
+
+
 @pytest.mark.slow
 def test_shipped_models_load_by_name():
     """The embedded default (the distilled student, window 126 from its profile) and `fast`

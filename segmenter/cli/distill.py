@@ -43,6 +43,8 @@ NUMERIC = {
     "lr": (positive(float), "peak learning rate (default: 2e-3)"),
     "batch_size": (positive(int), "windows per step (default: 64)"),
     "seed": (int, "seed of sampling and training (default: 0)"),
+    "train_seed": (int, "seed of the student's initialisation and batch order only (default: --seed): "
+                        "another student from the same labels"),
 }
 
 
