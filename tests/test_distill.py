@@ -172,14 +172,13 @@ def test_a_training_seed_draws_another_student_from_the_same_sample(setup):
     """--train-seed: another initialisation (and batch order), the raw sample of --seed kept, so the
     labels on disk still match it."""
     from segmenter.text.vocab import CharVocab
-    from segmenter.train.distill import training_seed
 
     config = setup
     vocab = CharVocab.from_folder(config.teacher)
     first = make_student(config, vocab, Path(config.teacher)).encoder.layer[0].output.dense.weight.detach().clone()
-    assert training_seed(config) == config.seed
+    assert config.training_seed == config.seed
     config.train_seed = config.seed + 1
-    assert training_seed(config) == config.seed + 1
+    assert config.training_seed == config.seed + 1
     other = make_student(config, vocab, Path(config.teacher)).encoder.layer[0].output.dense.weight
     assert not torch.equal(first, other)
     config.train_seed = config.seed

@@ -73,6 +73,13 @@ class DistillConfig:
     train_seed: int | None = None  # the student's initialisation and batch order (None: seed); not the sample
     command: str = field(default_factory=lambda: shlex.join(["segmenter", *sys.argv[1:]]))
 
+    @property
+    def training_seed(self) -> int:
+        """The seed of the student's initialisation and batch order: train_seed, else the seed
+        that also draws the raw sample (so another train_seed trains another student from the
+        same labels)."""
+        return self.seed if self.train_seed is None else self.train_seed
+
 
 def teacher_segmenter(folder: str):
     from ..api import Segmenter
@@ -123,12 +130,6 @@ def finished_labels(texts: list[str], folder: Path, profile: HeadProfile,
     return plans
 
 
-def training_seed(config: DistillConfig) -> int:
-    """The seed of the student's initialisation and batch order: train_seed, else the seed that
-    also draws the raw sample (so another train_seed trains another student from the same labels)."""
-    return config.seed if config.train_seed is None else config.train_seed
-
-
 def make_student(config: DistillConfig, vocab, teacher_folder: Path):
     """A fresh BertModel (no pooler, no dropout: the attention rows are the output)."""
     from transformers import BertConfig, BertModel
@@ -141,7 +142,7 @@ def make_student(config: DistillConfig, vocab, teacher_folder: Path):
         max_position_embeddings=config.window + 2, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
         pad_token_id=vocab.pad_id,
     )
-    torch.manual_seed(training_seed(config))
+    torch.manual_seed(config.training_seed)
     model = BertModel(bert, add_pooling_layer=False)
     if config.pca_init:
         with torch.no_grad():
@@ -185,7 +186,7 @@ def train_student(config: DistillConfig, plans: list[TextPlan], teacher_profile:
     # `epochs` passes over every label; `minutes` only caps the run (a cut run ends before the
     # learning rate has decayed: pick epochs that fit, from the chars/s of an earlier run).
     stats = train_boundary_head(model, vocab, examples, head, torch.device("cpu"), config.minutes, config.epochs,
-                                config.lr, config.batch_size, training_seed(config))
+                                config.lr, config.batch_size, config.training_seed)
     stats["epochs"] = config.epochs * stats["steps"] / max(1, stats["planned_steps"])
     stats["label_chars"] = sum(len(p.text) for p in plans)
     folder = Path(config.out) / config.name

@@ -84,7 +84,6 @@ def train_shrunk(config, plans, teacher_profile) -> tuple[Path, dict]:
 
     from ..text.vocab import CharVocab
     from .derived import onnx_kind, write_derived_folder
-    from .distill import training_seed
     from .student import make_examples, soft_targets, train_boundary_head
 
     teacher = Path(config.teacher)
@@ -97,9 +96,9 @@ def train_shrunk(config, plans, teacher_profile) -> tuple[Path, dict]:
                              config.window, config.overlap)
     model = BertModel.from_pretrained(str(teacher), add_pooling_layer=False, torch_dtype=torch.float32)
     width = model.config.intermediate_size
-    model = prune_ffn(model, config.ffn, ffn_importance(model, vocab, examples, seed=training_seed(config)))
+    model = prune_ffn(model, config.ffn, ffn_importance(model, vocab, examples, seed=config.training_seed))
     stats = train_boundary_head(model, vocab, examples, teacher_profile.heads[0], torch.device("cpu"),
-                                config.minutes, config.epochs, config.lr, config.batch_size, training_seed(config))
+                                config.minutes, config.epochs, config.lr, config.batch_size, config.training_seed)
     label_chars = sum(len(p.text) for p in plans)
     record = {"ffn": config.ffn, "from_ffn": width, "label_chars": label_chars, "lr": config.lr,
               "epochs": config.epochs, "training": stats, "command": config.command}
