@@ -74,6 +74,11 @@ class DistillConfig:
     command: str = field(default_factory=lambda: shlex.join(["segmenter", *sys.argv[1:]]))
 
     @property
+    def feed_forward(self) -> int:
+        """A fresh student's feed-forward width: intermediate, else BERT's 4 x hidden."""
+        return self.intermediate or 4 * self.hidden
+
+    @property
     def training_seed(self) -> int:
         """The seed of the student's initialisation and batch order: train_seed, else the seed
         that also draws the raw sample (so another train_seed trains another student from the
@@ -138,7 +143,7 @@ def make_student(config: DistillConfig, vocab, teacher_folder: Path):
         raise ValueError(f"hidden ({config.hidden}) must be a multiple of head_size ({config.head_size})")
     bert = BertConfig(
         vocab_size=len(vocab), hidden_size=config.hidden, num_hidden_layers=config.layers,
-        num_attention_heads=config.hidden // config.head_size, intermediate_size=config.intermediate or 4 * config.hidden,
+        num_attention_heads=config.hidden // config.head_size, intermediate_size=config.feed_forward,
         max_position_embeddings=config.window + 2, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
         pad_token_id=vocab.pad_id,
     )
@@ -251,7 +256,7 @@ def write_card(folder: Path, config: DistillConfig, stats: dict, dev: dict, teac
     card = f"""# segmenter distilled model
 
 A {config.layers}-layer BERT (hidden {config.hidden}, {config.hidden // config.head_size} heads, feed-forward
-{config.intermediate or 4 * config.hidden}, window {config.window}
+{config.feed_forward}, window {config.window}
 characters) distilled by `segmenter distill` from `{Path(config.teacher).name}`. The boundary is read like the
 teacher's: s = log a[i, SEP] - log a[i, i+1] of one head, (layer {config.layers - 1}, head 0), cut where s > the teacher's default threshold;
 the teacher's thresholds for fine/coarse. Weights in float16: {weight_mb(folder):.1f} MB.
