@@ -21,7 +21,6 @@ best pass beside them. A stage's share is what it costs today, not what removing
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections import defaultdict
@@ -93,8 +92,8 @@ def main() -> None:
     from segmenter.api import Segmenter
     from segmenter.bench.measure import timed_chunks
 
-    lines = [line for line in args.gold.read_text(encoding="utf-8").splitlines() if line.strip()][: args.limit]
-    texts = ["".join(line.split()) for line in lines]
+    gold = [line for line in args.gold.read_text(encoding="utf-8").splitlines() if line.strip()][: args.limit]
+    texts = ["".join(line.split()) for line in gold]
     chunks = timed_chunks(texts)
     segmenter = Segmenter(args.model, num_threads=1)
     jieba.setLogLevel(60)
@@ -125,19 +124,17 @@ def main() -> None:
               f"segmenter's time over jieba's: {total / min(jieba_passes):.2f}"]
     print("\n".join(lines))
     if args.markdown:
-        import platform
         import shlex
-
-        command = shlex.join(["python", "benchmarks/time_stages.py", *sys.argv[1:]])
         import subprocess
 
-        machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        from segmenter.bench.report import host_info, machine_line
+
+        command = shlex.join(["python", "benchmarks/time_stages.py", *sys.argv[1:]])
         commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True).stdout.strip() or "unknown"
-        machine += f", commit {commit}"
-        header = ["# Where one thread's time goes\n", f"Command: `{command}`. Machine: {machine}, "
-                  f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Stages as the script's docstring "
-                  "defines them; process time of each stage's own work, best pass.\n"]
+        header = ["# Where one thread's time goes\n", f"Command: `{command}` at {commit}. Machine: "
+                  f"{machine_line(host_info(('segmenter', 'jieba')))}. Stages as the script's docstring defines "
+                  "them; process time of each stage's own work, best pass.\n"]
         args.markdown.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
 
 

@@ -46,11 +46,17 @@ def _memory_gib() -> float | None:
 
 
 def machine_info(result: BenchResult) -> dict:
+    config = result.config
+    return host_info(dict.fromkeys(r["system"] for r in result.records), config.device, config.threads)
+
+
+def host_info(systems, device: str = "cpu", threads: int = 1) -> dict:
+    """The machine a run measured on: CPU, cores, memory, OS, Python, the versions of the
+    `systems`' packages (bench.systems' names), the device and threads, and the date."""
     from importlib.metadata import PackageNotFoundError, version
 
-    config = result.config
     packages = {}
-    for system in dict.fromkeys(r["system"] for r in result.records):
+    for system in systems:
         for name in DISTRIBUTIONS.get(system, ()):
             try:
                 packages[name] = version(name)
@@ -64,15 +70,15 @@ def machine_info(result: BenchResult) -> dict:
         "memory_gib": _memory_gib(),
         "os": platform.platform(),
         "python": platform.python_version(),
-        "device": config.device,
-        "threads": config.threads,
+        "device": device,
+        "threads": threads,
         "packages": packages,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
-    if config.device != "cpu":
+    if device != "cpu":
         import torch
 
-        info["gpu"] = torch.cuda.get_device_name(config.device) if config.device.startswith("cuda") else config.device
+        info["gpu"] = torch.cuda.get_device_name(device) if device.startswith("cuda") else device
     return info
 
 
