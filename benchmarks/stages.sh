@@ -39,7 +39,8 @@ python ../stages.py \
   "+ head refined a fifth time, only where the pku, msr and ud standards' words cut as the general standard's do (the previous default)=history/round5.json:segmenter:default" \
   "+ function words: kept whole (为了 除了 可是), joined where the heads cut inside them (你好 为什么 有的), a verb and its pronoun apart (说 你) (the previous default: 2 x 192)=history/default_2x192.json:segmenter:default" \
   "distilled again, 2 x 96 (half as wide), from that model on 16 M raw characters; its pipeline unchanged (the previous default)=history/default_2x96.json:segmenter:default" \
-  "distilled again, 2 x 64, from the same model and labels, 9 passes over them instead of 3 (the embedded default)=test.json:segmenter:default" \
+  "distilled again, 2 x 64, from the same model and labels, 9 passes over them instead of 3 (the previous default)=history/default_2x64ffn256.json:segmenter:default" \
+  "feed-forward 128 instead of 256, the best dev mean of three training seeds, same labels (the embedded default)=test.json:segmenter:default" \
   "the shipped fast student (2 x 48, distilled from the same 2 x 192 model on the same 16 M raw characters, 9 passes)=test.json:segmenter:fast" \
   "the embedded model, standard pku (ASCII-digit numbers take their unit: 1997年)=test.json:segmenter:pku" \
   "the embedded model, standard msr (a number in digits with its measure word: ２０６个)=test.json:segmenter:msr" \
