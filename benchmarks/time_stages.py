@@ -130,8 +130,9 @@ def main() -> None:
         from segmenter.bench.report import host_info, machine_line
 
         command = shlex.join(["python", "benchmarks/time_stages.py", *sys.argv[1:]])
-        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True).stdout.strip() or "unknown"
+        # HEAD's short hash, "-dirty" when tracked files differ from it (a model or code not committed yet)
+        commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--exclude=*"],
+                                capture_output=True, text=True).stdout.strip() or "unknown"
         header = ["# Where one thread's time goes\n", f"Command: `{command}` at {commit}. Machine: "
                   f"{machine_line(host_info(('segmenter', 'jieba')))}. Stages as the script's docstring defines "
                   "them; process time of each stage's own work, best pass.\n"]
