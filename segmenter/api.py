@@ -48,6 +48,9 @@ from .words.dictionary import UserDictionary
 from .words.search_modes import nest
 
 
+MAX_LEVELS = 64  # Segmenter.level keeps at most this many levels
+
+
 def _load_word_table(decode: str, folder: Path, profile: HeadProfile):
     if decode == "threshold":
         return None
@@ -165,6 +168,8 @@ class Segmenter(JiebaCalls):
         self.model, self.vocab = self.reader.model, self.reader.vocab
         # What is used: at most the model's positions, an overlap of at most half a window.
         self.window, self.overlap = clamp_window(window, overlap, self.reader.max_positions)
+        # level()'s levels by (granularity, standard) asked: Level.at costs ~10 us, a short call's 3%
+        self._levels: dict = {}
         self.user_dictionary = UserDictionary()
         self.user_dictionary.load_folder(self.folder)  # what save_pretrained wrote, if anything
         self._folder_table = self.word_table  # what helper processes load too (processes.py)
@@ -216,9 +221,22 @@ class Segmenter(JiebaCalls):
     def level(self, granularity=None, standard=None) -> Level:
         """The policy of one granularity (levels.py): threshold, decoder options, convention rules;
         of this segmenter's standard, or of `standard` (a name or a levels.Standard)."""
+        decoding = self.word_decoding if self.word_table is not None else None
+        key = (type(granularity), granularity, standard)  # the type: True is not 1 here (granularity_value refuses it)
+        try:  # the level of each (granularity, standard) asked, while the profile and decoder stay
+            found = self._levels.get(key)
+        except TypeError:  # an unhashable argument: granularity_value and standard_named say what is wrong
+            found = key = None
+        if (found is not None and found[1] is self.profile and found[2] is decoding and found[3] is self.standard
+                and found[4] == self.granularity):
+            return found[0]
         g = self.granularity if granularity is None else granularity_value(granularity)
-        standard = self.standard if standard is None else standard_named(standard)
-        return Level.at(g, self.profile, self.word_decoding if self.word_table is not None else None, standard)
+        level = Level.at(g, self.profile, decoding, self.standard if standard is None else standard_named(standard))
+        if key is not None and type(granularity) in (type(None), str, float, int) and (standard is None or isinstance(standard, str)):
+            if len(self._levels) >= MAX_LEVELS:  # many granularities asked: start again
+                self._levels.clear()
+            self._levels[key] = (level, self.profile, decoding, self.standard, self.granularity)
+        return level
 
     def assemble(self, plans: list[TextPlan], granularity=None, *, dictionary=None, standard=None) -> list[list[Token]]:
         """Words of scored plans (score_texts) at one granularity: (word, start, end) tokens that

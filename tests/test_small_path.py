@@ -4,9 +4,10 @@ A short text is decoded in plain Python (words/decoding_few.py) and segment() sk
 machinery; these check, over random texts of every kind of character, that segment(text) is
 segment_batch([text, others...])[0], that the words join back to the text, and that the Python
 decoder decides every junction as the numpy one does (decoding.FEW_CHARS = 0 turns it off) and the
-conventions' Python paths for a few words (word_rules.FEW_WORDS = 0 turns them off, and
-text.batch.FEW_ENDS = -1 those of with_ends and without_ends) and a short batch text
-(text.batch.HAVING_IN_PYTHON = 0) change no word.
+conventions' Python paths for a few words (FEW_WORDS = 0 in word_rules and number_rules turns
+them off, and text.batch.FEW_ENDS = -1 those of with_ends and without_ends) and a short batch text
+(text.batch.HAVING_IN_PYTHON = 0) change no word; nor does a short text's encoding in Python
+(text.vocab.FEW_CHARS = 0: the numpy look-up).
 """
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from hypothesis import strategies as st
 
 from segmenter import Segmenter
 from segmenter.model.folders import SHIPPED_MODELS
-from segmenter.standards import word_rules
+from segmenter.standards import number_rules, word_rules
 from segmenter.text import batch as batch_module
+from segmenter.text import vocab as vocab_module
 from segmenter.text.batch import Texts
 from segmenter.words import decoding
 from segmenter.words.decoding_few import TextLookups, viterbi_run, word_ends
@@ -69,22 +71,30 @@ def test_the_python_decoder_decides_as_the_numpy_one(shipped, text, others, stan
         few = shipped.assemble(batch, granularity, standard=standard)
         with monkeypatch.context() as patch:
             patch.setattr(decoding, "FEW_CHARS", 0)
-            patch.setattr(word_rules, "FEW_WORDS", 0)
-            patch.setattr(batch_module, "HAVING_IN_PYTHON", 0)
-            patch.setattr(batch_module, "FEW_ENDS", -1)
+            numpy_rules(patch)
             assert few == shipped.assemble(batch, granularity, standard=standard)
 
 
-# Words the conventions' few-words paths act on (word_rules.FEW_WORDS): function words led or ended
+def numpy_rules(patch) -> None:
+    """The conventions' numpy paths for every batch, however few its words (the Python paths off)."""
+    patch.setattr(word_rules, "FEW_WORDS", 0)
+    patch.setattr(number_rules, "FEW_WORDS", 0)
+    patch.setattr(batch_module, "HAVING_IN_PYTHON", 0)
+    patch.setattr(batch_module, "FEW_ENDS", -1)
+
+
+# Words the conventions' few-words paths act on (FEW_WORDS): function words led or ended
 # (就是 已有 有着 说你 不需要 生活中 尤其是, and the ones kept: 已经 这里 为了 不得不), MSR's coarse leads
 # and pairs (不是 也是), compounds of four and five characters (高等法院 联合国大会 画蛇添足), and
 # words of four that are numbers or transliterations, no compounds (巴西利亚 安东尼奥 二十五年), and
 # two-character words before a suffix (经营|者 出版|社 浙江|省 中国|队), and numerals before
-# classifiers and digits before units (两个 三条 1997年), which the rules find by Texts.having.
+# classifiers and digits before units (两个 三条 1997年; 这个 这一 第一次 第十五次 一个 一些: split_counts' tests), which the
+# rules find by Texts.having.
 RULE_SENTENCES = ["就是这样，他已有三本书，已经说你好了", "不需要担心，生活中尤其是看着他们的时候", "这里为了他们不得不说",
                   "也是不是都是，不要紧", "高等法院在联合国大会上说画蛇添足", "中华人民共和国成立了", "翻山越岭的人有着梦想",
                   "巴西利亚的安东尼奥在二十五年前说三心二意", "第九十五届世界杯足球赛",
-                  "经营者在出版社说浙江省上海市的中国队", "两个人三条路，１９９７年２月有30万元"]
+                  "经营者在出版社说浙江省上海市的中国队", "两个人三条路，１９９７年２月有30万元",
+                  "这个问题很复杂，这一天第一次，第十五次有一个人和一些书"]
 
 
 @pytest.mark.parametrize("text", RULE_SENTENCES)
@@ -94,9 +104,7 @@ def test_the_rules_few_words_paths_split_as_the_numpy_ones(shipped, text, standa
     for granularity in ("fine", "default", "coarse"):
         few = shipped.assemble(plans, granularity, standard=standard)
         with monkeypatch.context() as patch:
-            patch.setattr(word_rules, "FEW_WORDS", 0)
-            patch.setattr(batch_module, "HAVING_IN_PYTHON", 0)
-            patch.setattr(batch_module, "FEW_ENDS", -1)
+            numpy_rules(patch)
             assert few == shipped.assemble(plans, granularity, standard=standard)
 
 
@@ -218,3 +226,16 @@ def test_kept_slots_give_what_a_fresh_search_gives(shipped, text, seed):
     table._values(text, None, ("autonomy",), room=None)
     for name in ("counts_at", "autonomy_at", "logp_at"):
         assert _same(getattr(table, name)(text, starts, lengths).tolist(), fresh(name[: -len("_at")]))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=80))
+def test_a_short_texts_ids_are_the_numpy_look_ups(shipped, text, monkeypatch):
+    """CharVocab.encode of a text of FEW_CHARS characters or fewer, by character in Python, gives
+    the ids of the numpy look-up (any character: past the BMP, a lone surrogate, full-width)."""
+    vocab = shipped.reader.vocab
+    ids = vocab.encode(text)
+    with monkeypatch.context() as patch:
+        patch.setattr(vocab_module, "FEW_CHARS", -1)
+        expected = vocab.encode(text)
+    assert ids.dtype == expected.dtype and ids.tolist() == expected.tolist()

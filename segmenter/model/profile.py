@@ -99,6 +99,8 @@ class HeadProfile:
 
     def combine(self, head_scores: np.ndarray) -> np.ndarray:
         """(K, n) per-head scores -> (n,) combined scores."""
+        if len(self.weights) == 1:  # one head: its product, as the matmul's one term (a short call's 2%)
+            return self.bias + np.float32(self.weights[0]) * head_scores[0]
         return self.bias + np.asarray(self.weights, dtype=np.float32) @ head_scores
 
     def check_model(self, num_layers: int, num_heads: int, where: str = "the model") -> None:

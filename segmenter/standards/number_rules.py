@@ -8,12 +8,14 @@ Which standard applies it, with which character lists, is its row in rules.toml 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
 
 from ..text.batch import (
+    FEW_WORDS,
     Texts,
     among_sorted,
     is_among,
@@ -178,6 +180,9 @@ def split_counts(texts, ends, c, counts, word_table):
     having = texts.having(numerals, c.classifiers + c.one_numeral)
     if not having:
         return ends  # most texts: no numeral before a classifier
+    if len(ends) <= FEW_WORDS:  # a sentence's words, in Python: the same tests in the same order
+        cuts = _count_splits_few(texts, ends, c, counts, numerals, having)
+        return with_ends(ends, cuts) if cuts else ends
     starts = word_starts(ends)
     lengths = ends - starts
     last = texts.codes[np.maximum(ends - 1, 0)] if len(ends) else np.zeros(0, np.int64)
@@ -191,6 +196,23 @@ def split_counts(texts, ends, c, counts, word_table):
             and (text[end - 1] in c.classifiers and _count_apart(text[start : end - 1], text[end - 1], c, counts)
                  or end - start == 2 and text[end - 1] in c.one_numeral and text[start] in c.demonstratives)]
     return with_ends(ends, cuts) if cuts else ends
+
+
+def _count_splits_few(texts, ends: np.ndarray, c, counts: str, numerals: str, having: list[int]) -> list[int]:
+    """split_counts' cuts of a few words (a sentence's), word by word in Python: a word of two
+    characters or more that ends in a classifier or `one_numeral`, starts with one of `numerals` or
+    an ordinal mark and lies in a text of `having`, tested as the numpy path tests it."""
+    text, text_starts, having = texts.text, texts.starts.tolist(), set(having)
+    last_chars, first_chars = c.classifiers + c.one_numeral, numerals + c.ordinal_marks
+    cuts = []
+    for start, end in pairwise([0, *ends.tolist()]):
+        if (end - start >= 2 and text[end - 1] in last_chars and text[start] in first_chars
+                and bisect_right(text_starts, start) - 1 in having
+                and (end - start <= 3 or _is_ordinal(text[start : end - 1], c))
+                and (text[end - 1] in c.classifiers and _count_apart(text[start : end - 1], text[end - 1], c, counts)
+                     or end - start == 2 and text[end - 1] in c.one_numeral and text[start] in c.demonstratives)):
+            cuts.append(end - 1)
+    return cuts
 
 
 def _count_apart(numeral: str, classifier: str, c, counts: str) -> bool:

@@ -7,12 +7,15 @@ and thresholds, is its row in rules.toml (rules.TABLE), and where each came from
 """
 from __future__ import annotations
 
+import math
+
 import re
 from functools import lru_cache
 
 import numpy as np
 
 from ..text.batch import (
+    FEW_WORDS,
     Texts,
     among_sorted,
     any_of,
@@ -147,12 +150,6 @@ def split_function_words(texts, ends, c, setting, word_table):
     return with_ends(ends, cuts) if len(cuts) else ends
 
 
-# A batch of at most this many words (a short sentence's) goes through a rule in Python
-# (split_function_words, the candidates of split_compounds and of the suffix rows): a few Python
-# operations a word, where the numpy path costs up to ~40 numpy calls on a handful of words.
-FEW_WORDS = 48
-
-
 def _function_word_splits_few(text: str, ends: np.ndarray, c, particles: str, setting, word_table) -> list[int]:
     """The ends split_function_words adds to a few words, word by word in Python: the same tests
     in the same order as its numpy path (tests/test_small_path.py runs both), the unigram margins
@@ -240,10 +237,13 @@ def split_compounds(texts, ends, c, on, word_table):
     text = texts.text
     # Other rows' lists: numbers are the number rows' words, transliterations no compounds.
     kept = c.han_digits + c.han_powers + c.ordinal_marks + c.foreign
-    if len(ends) <= FEW_WORDS:  # a sentence's words: the candidates in Python (most sentences have none)
+    if len(ends) <= FEW_WORDS:  # a sentence's words: the candidates and their shares in Python
         begin, lengths = _compound_candidates_few(text, ends, kept)
-    else:
-        begin, lengths = _compound_candidates(texts, ends, kept)
+        if not len(begin):  # most sentences
+            return ends
+        cuts = _compound_cuts_few(text, begin.tolist(), lengths.tolist(), word_table, c.compound_share)
+        return with_ends(ends, cuts) if cuts else ends
+    begin, lengths = _compound_candidates(texts, ends, kept)
     if not len(begin):
         return ends
     whole = word_table.counts_at(text, begin, lengths)  # looked up once for both ways to cut
@@ -286,6 +286,34 @@ def _compound_candidates_few(text: str, ends: np.ndarray, kept: str) -> tuple[np
             sizes.append(end - start)
         start = end
     return np.array(begin, dtype=np.int64), np.array(sizes, dtype=np.int64)
+
+
+def _compound_cuts_few(text: str, begin: list[int], sizes: list[int], word_table, share: float) -> list[int]:
+    """split_compounds' cuts of a few candidates (starts `begin`, `sizes` characters), in Python:
+    every count from one lookup (the whole word, and both parts of each way to cut it), then the
+    same float64 shares and comparisons as the numpy code. A word's count is > 0 wherever a
+    share is taken, so no share is NaN: a part never seen gives inf, as x / 0 does in numpy."""
+    spans = []  # (start, length): each candidate whole, then the two parts of each way to cut it
+    for start, size in zip(begin, sizes):
+        spans.append((start, size))
+        spans.extend(span for at in (2, 3) if size - at >= 2 for span in ((start, at), (start + at, size - at)))
+    starts, lengths = zip(*spans)
+    counts = iter(word_table.counts_at(text, np.array(starts, dtype=np.int64),
+                                       np.array(lengths, dtype=np.int64)).tolist())
+    cuts = []
+    for start, size in zip(begin, sizes):
+        whole, best, cut = next(counts), math.inf, 0
+        for at in (2, 3):
+            if size - at < 2:
+                continue
+            left, right = next(counts), next(counts)
+            if whole > 0:
+                larger = max(whole / left if left else math.inf, whole / right if right else math.inf)
+                if larger < best:
+                    best, cut = larger, at
+        if best < share:
+            cuts.append(start + cut)
+    return cuts
 
 
 def _among_pairs(first: np.ndarray, second: np.ndarray, pairs: str, name: str = "coarse_pairs") -> np.ndarray:

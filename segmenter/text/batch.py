@@ -136,6 +136,11 @@ def among_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
     return members[np.minimum(np.searchsorted(members, values), len(members) - 1)] == values
 
 
+# A batch of at most this many words (a short sentence's) goes through a rule in Python
+# (split_function_words, split_counts, split_compounds, the candidates of the suffix rows): a few
+# Python operations a word, where the numpy path costs up to ~40 numpy calls on a handful of words.
+FEW_WORDS = 48
+
 # with_ends and without_ends change at most this many ends (a sentence's) in Python: np.unique and
 # np.insert cost several times a set's work on a handful of numbers.
 FEW_ENDS = 64

@@ -259,4 +259,6 @@ def _read_one_window(reader: WindowReader, plan: TextPlan, ids: np.ndarray, show
     finally:
         if progress is not None:
             progress.close()
-    plan.scores = result[:, plan.junctions].astype(np.float32, copy=False)
+    # every column a junction (a text of Han characters alone): the columns as they are, no gather
+    whole = len(plan.junctions) == result.shape[1]
+    plan.scores = (result if whole else result[:, plan.junctions]).astype(np.float32, copy=False)

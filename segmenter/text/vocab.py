@@ -19,6 +19,7 @@ from .runs import code_points
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 BMP = 0x10000  # code points below: the Basic Multilingual Plane
+FEW_CHARS = 64  # encode looks the characters of a text this short up one by one in Python
 
 
 @lru_cache(maxsize=65536)
@@ -51,7 +52,7 @@ class CharVocab:
         self.mask_id = self.index.get("[MASK]", self.unk_id)
         # encode's caches: the id of each code point of the Basic Multilingual Plane seen so far
         # (-1: not yet; a table, 256 KiB, that a whole batch's text reads in one numpy gather),
-        # and of each character past it (emoji, CJK extension B+: rare).
+        # and, by character, of those past it (emoji, CJK extension B+: rare) and of a short text's.
         self._bmp_ids = np.full(BMP, -1, dtype=np.int64)
         self._ids: dict[str, int] = {}
 
@@ -63,6 +64,14 @@ class CharVocab:
 
     def encode(self, chars: str) -> np.ndarray:
         """Ids of the characters of `chars` (no [CLS]/[SEP]); shape (len(chars),)."""
+        if len(chars) <= FEW_CHARS:  # a sentence: a dict look-up a character, no numpy calls but one
+            ids = self._ids
+            try:
+                return np.array([ids[char] for char in chars], dtype=np.int64)
+            except KeyError:
+                for char in set(chars).difference(ids):
+                    ids[char] = self.char_id(char)
+                return np.array([ids[char] for char in chars], dtype=np.int64)
         codes = code_points(chars)
         in_bmp = codes < BMP
         everywhere = bool(in_bmp.all())

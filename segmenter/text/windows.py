@@ -40,6 +40,8 @@ def clamp_window(window: int, overlap: int, max_positions: int) -> tuple[int, in
 
 def padded_length(num_chars, multiple: int = PAD_MULTIPLE):
     """Tokens of `[CLS] chars [SEP]` rounded up to a multiple (an int, or an array for an array)."""
+    if isinstance(num_chars, int):  # one window (a short call's): no array
+        return -(-(num_chars + 2) // multiple) * multiple
     return -(-(np.asarray(num_chars) + 2) // multiple) * multiple
 
 

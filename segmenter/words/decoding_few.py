@@ -159,9 +159,8 @@ class TextLookups:
         return getattr(self.table, name)
 
     def _values_at(self, text, starts, lengths, read):
-        starts = np.asarray(starts, dtype=np.int64)
-        lengths = np.broadcast_to(np.asarray(lengths, dtype=np.int64), starts.shape)
-        return np.array([read(s, n) for s, n in zip(starts.tolist(), lengths.tolist())], dtype=np.float64)
+        starts = np.asarray(starts, dtype=np.int64).tolist()
+        return np.array([read(s, n) for s, n in zip(starts, _each(lengths, len(starts)))], dtype=np.float64)
 
     def counts_at(self, text, starts, lengths):
         if text is not self.text:
@@ -193,18 +192,12 @@ class TextLookups:
     def shares_at(self, text, starts, lengths, *parts, whole=None):
         if text is not self.text:
             return self.table.shares_at(text, starts, lengths, *parts, whole=whole)
-        starts = np.asarray(starts, dtype=np.int64)
-        shape, count = starts.shape, self.strings.count
-
-        def each(value) -> list[int]:
-            return np.broadcast_to(np.asarray(value, dtype=np.int64), shape).tolist()
-
-        begin = starts.tolist()
-        wholes = ([count(s, n) for s, n in zip(begin, each(lengths))] if whole is None
+        begin, count = np.asarray(starts, dtype=np.int64).tolist(), self.strings.count
+        wholes = ([count(s, n) for s, n in zip(begin, _each(lengths, len(begin)))] if whole is None
                   else np.asarray(whole, dtype=np.float64).tolist())
         out = [np.array(wholes, dtype=np.float64)]
         for part in parts:
-            spans = [(each(offset), each(size)) for offset, size in part]
+            spans = [(_each(offset, len(begin)), _each(size, len(begin))) for offset, size in part]
             shares = []
             for i, (s, w) in enumerate(zip(begin, wholes)):
                 largest = None
@@ -214,6 +207,15 @@ class TextLookups:
                 shares.append(_divide(w, largest))
             out.append(np.array(shares, dtype=np.float64))
         return out
+
+
+def _each(value, count: int) -> list[int]:
+    """An int, or one per string (a sequence or array of `count`), as `count` Python ints: what
+    np.broadcast_to gives the *_at lookups' arguments, without its cost (a few us a call)."""
+    if np.ndim(value) == 0:
+        return [int(value)] * count
+    values = np.asarray(value, dtype=np.int64).ravel().tolist()
+    return values * count if len(values) == 1 and count != 1 else values
 
 
 def cut_junctions_few(plans, combined: list, table, options: WordDecoding, texts, passes: int) -> list[np.ndarray]:
