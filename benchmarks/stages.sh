@@ -40,7 +40,8 @@ python ../stages.py \
   "+ function words: kept whole (为了 除了 可是), joined where the heads cut inside them (你好 为什么 有的), a verb and its pronoun apart (说 你) (the previous default: 2 x 192)=history/default_2x192.json:segmenter:default" \
   "distilled again, 2 x 96 (half as wide), from that model on 16 M raw characters; its pipeline unchanged (the previous default)=history/default_2x96.json:segmenter:default" \
   "distilled again, 2 x 64, from the same model and labels, 9 passes over them instead of 3 (the previous default)=history/default_2x64ffn256.json:segmenter:default" \
-  "feed-forward 128 instead of 256, the best dev mean of three training seeds, same labels (the embedded default)=test.json:segmenter:default" \
+  "feed-forward 128 instead of 256, the best dev mean of three training seeds, same labels (the previous default: 8-bit int8 weights, run on a CPU with VNNI)=history/default_ffn128_8bit.json:segmenter:default" \
+  "the same weights exported with 7-bit int8 weights, which no CPU's kernel saturates (the embedded default)=test.json:segmenter:default" \
   "the shipped fast student (2 x 48, distilled from the same 2 x 192 model on the same 16 M raw characters, 9 passes)=test.json:segmenter:fast" \
   "the embedded model, standard pku (ASCII-digit numbers take their unit: 1997年)=test.json:segmenter:pku" \
   "the embedded model, standard msr (a number in digits with its measure word: ２０６个)=test.json:segmenter:msr" \

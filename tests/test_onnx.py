@@ -4,6 +4,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -307,13 +308,14 @@ def _tail_alone(model):
     return helper.make_model(graph, opset_imports=list(model.opset_import), ir_version=model.ir_version)
 
 
-def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
+def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path, monkeypatch):
     """A static int8 graph (activation scales from raw lines, onnx_static.py) gives each window the
     same scores whatever shares its batch, and the words of one thread and of two; the command
     needs its calibration text; refine / shrink would export their copies the same kind."""
     import random
 
-    from segmenter.model.onnx_engine import STATIC_KEY, exported_kind
+    from segmenter.model import onnx_engine
+    from segmenter.model.onnx_engine import STATIC_KEY, WEIGHT_BITS_KEY, exported_kind
     from segmenter.train.derived import onnx_kind
 
     folder = shutil.copytree(exported, tmp_path / "static")
@@ -337,8 +339,24 @@ def test_static_int8_scores_do_not_depend_on_the_batch(exported, tmp_path):
     assert "MatMulIntegerToFloat" in ops and not {"QLinearMatMul", "DequantizeLinear"} & set(ops)
     assert [n.name for n in graph.node if n.op_type == "MatMul"] == attention_products(graph) != []
     assert not BOOKKEEPING & set(ops)  # slimmed after quantising (finish_graph)
+    assert seven_bit_weights(folder / "model.onnx")  # no uint8 x int8 pair can saturate (onnx_static.py)
     one = Segmenter(folder, window=30, overlap=8, num_threads=1, processes=False)
-    assert one.engine == "onnx" and STATIC_KEY in one.reader.session.get_modelmeta().custom_metadata_map
+    metadata = one.reader.session.get_modelmeta().custom_metadata_map
+    assert one.engine == "onnx" and STATIC_KEY in metadata and metadata[WEIGHT_BITS_KEY] == "7"
+    # A static graph of 8-bit weights (exported before them) warns where its products saturate, and only there.
+    old = onnx.load(str(folder / "model.onnx"))
+    kept = [entry for entry in old.metadata_props if entry.key != WEIGHT_BITS_KEY]
+    del old.metadata_props[:]
+    old.metadata_props.extend(kept)
+    eight = shutil.copytree(folder, tmp_path / "eight")
+    onnx.save(old, str(eight / "model.onnx"))
+    for saturates in (True, False):
+        monkeypatch.setattr(onnx_engine, "products_saturate", lambda saturates=saturates: saturates)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            Segmenter(eight, engine="onnx", num_threads=1)
+            Segmenter(folder, engine="onnx", num_threads=1)
+        assert [str(w.message).split(" has ")[0] for w in caught] == ([str(eight / "model.onnx")] if saturates else [])
     texts = TEXTS * 3
     together = junction_scores(one, texts)
     alone = np.concatenate([junction_scores(one, [text]) for text in texts])
@@ -365,3 +383,23 @@ def test_the_shipped_models_have_static_int8_graphs():
         ops = {node.op_type for node in onnx.load(str(path)).graph.node}
         assert exported_kind(path) == "static" and "MatMulIntegerToFloat" in ops and "QLinearMatMul" not in ops, name
         assert not BOOKKEEPING & ops, name  # slimmed (onnx_graph.slim_graph)
+        assert seven_bit_weights(path), name  # the same words on every x86 CPU (onnx_static.py)
+
+
+def seven_bit_weights(path) -> bool:
+    """Whether every int8 weight of the graph at `path` lies in -64 .. 64, and it has some."""
+    import onnx
+    from onnx import numpy_helper
+
+    weights = [numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer
+               if t.data_type == onnx.TensorProto.INT8 and t.name.endswith("_quantized")]
+    return bool(weights) and all(int(np.abs(w.astype(np.int16)).max()) <= 64 for w in weights)
+
+
+def test_products_saturate_only_on_x86_without_vnni(monkeypatch, tmp_path):
+    from segmenter.model import onnx_engine
+
+    monkeypatch.setattr(onnx_engine.platform, "machine", lambda: "arm64")
+    assert onnx_engine.products_saturate() is False  # another kernel: no 16-bit pairs
+    monkeypatch.setattr(onnx_engine.platform, "machine", lambda: "x86_64")
+    assert isinstance(onnx_engine.products_saturate(), bool)  # this machine's flags, or False without /proc

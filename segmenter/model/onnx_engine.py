@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import platform
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +34,10 @@ WEIGHTS_KEY = "segmenter_weights_sha256"  # of the folder's model.safetensors: a
 INT8_KEY = "segmenter_int8"  # present when the export quantised its weights dynamically (train/onnx_export.py)
 SCORES_OUTPUT = "scores"  # the output of a graph that ends with the scores (train/onnx_graph.SCORES)
 STATIC_KEY = "segmenter_int8_static"  # present (how it was calibrated) in a static int8 graph (onnx_static.py)
+# "7" in a static graph whose int8 weights take 7 bits (onnx_static.py: exact on every x86 CPU);
+# absent in one exported before 2026-12-07's fifth stop of issue 57, whose 8-bit weights saturate
+# onnxruntime's products on an x86 CPU without VNNI
+WEIGHT_BITS_KEY = "segmenter_int8_weight_bits"
 
 
 def weights_fingerprint(folder: Path) -> str:
@@ -183,4 +189,38 @@ def load_onnx_reader(
         )
     if same_weights and meta.get(WEIGHTS_KEY) != weights_fingerprint(folder):
         raise ModelLoadError(f"{path} was not exported from {folder}/model.safetensors: export it again")
+    if STATIC_KEY in meta and WEIGHT_BITS_KEY not in meta and products_saturate():
+        warnings.warn(f"{path} has 8-bit int8 weights, whose products onnxruntime adds with saturation on this CPU "
+                      "(x86 without VNNI): its words are worse here (the shipped default of 2026-12-07 lost 0.009 "
+                      f"dev F1). Export it again: `segmenter export-onnx --model {folder} --int8 static "
+                      "--calibration RAW.txt` (7-bit weights), or pass engine='numpy'", stacklevel=3)
     return reader
+
+
+def products_saturate() -> bool:
+    """Whether onnxruntime's uint8 x int8 products of 8-bit weights may saturate here: an x86 CPU
+    whose flags name neither AVX-512 VNNI nor AVX-VNNI, so that its kernel adds two products in 16
+    bits (onnx_static.py). False where it cannot tell (not x86, or no /proc/cpuinfo)."""
+    flags = x86_flags()
+    return flags is not None and "avx512_vnni" not in flags and "avx_vnni" not in flags
+
+
+def x86_flags() -> set[str] | None:
+    """The CPU's feature flags (Linux's /proc/cpuinfo) on an x86 machine; None elsewhere or unreadable."""
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686"):
+        return None
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return next((set(line.partition(":")[2].split()) for line in cpuinfo.splitlines() if line.startswith("flags")), None)
+
+
+def int8_instructions() -> str:
+    """What onnxruntime's int8 products run on here, for a benchmark's machine line: "AVX-512 VNNI",
+    "AVX-VNNI", "AVX2 (no VNNI)", or "" where it cannot tell."""
+    flags = x86_flags() or set()
+    for flag, name in (("avx512_vnni", "AVX-512 VNNI"), ("avx_vnni", "AVX-VNNI"), ("avx2", "AVX2 (no VNNI)")):
+        if flag in flags:
+            return name
+    return ""

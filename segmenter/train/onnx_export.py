@@ -29,7 +29,7 @@ import os
 import warnings
 from pathlib import Path
 
-from ..model.onnx_engine import HEADS_KEY, INT8_KEY, STATIC_KEY, WEIGHTS_KEY, weights_fingerprint
+from ..model.onnx_engine import HEADS_KEY, INT8_KEY, STATIC_KEY, WEIGHT_BITS_KEY, WEIGHTS_KEY, weights_fingerprint
 from ..run.files import atomic_path
 
 KINDS = (False, True, "dynamic", "static")
@@ -93,6 +93,7 @@ def export_onnx(segmenter, path: str | Path, int8: bool | str = False, calibrati
         from .onnx_static import calibration_record
 
         metadata[STATIC_KEY] = calibration_record(calibration, calibration_source)
+        metadata[WEIGHT_BITS_KEY] = "7"  # onnx_static.quantize_static's reduce_range
     if (segmenter.folder / "model.safetensors").is_file():
         metadata[WEIGHTS_KEY] = weights_fingerprint(segmenter.folder)
     for key, value in metadata.items():

@@ -22,6 +22,15 @@ file, the mean 0.0003 lower. Words are the same for 1 or 2 threads and any batch
 format with int8 activations was tried and ran slower than the float graph (0.76x). The numpy
 and torch engines compute in float: their words differ from this graph's on a few sentences in
 a hundred.
+
+The weights take 7 bits (-64 .. 64, quantize_static's reduce_range), not 8. On an x86 CPU
+without VNNI (AVX2 alone: AMD before Zen 4, most Intel desktops), onnxruntime's uint8 x int8
+kernel adds two products in 16 bits (vpmaddubsw), which saturates past 32,767; two products of
+255 and |w| <= 64 reach 32,640 at most: with 8-bit weights the shipped default's products came out wrong there, and its
+mean F1 over the six dev files fell from 0.854 to 0.845 (tools/quick_f1.py, first 300
+sentences, on an AMD EPYC with AVX2 only; the numpy engine's float words gave 0.854 on the same
+machine). With 7-bit weights no pair can saturate: every CPU computes the same integer sums, so
+the words no longer depend on the machine's instruction set (issue 57's fifth stop).
 """
 from __future__ import annotations
 
@@ -87,6 +96,7 @@ def quantize_static(float_graph: Path, out: Path, feeds: list[dict[str, np.ndarr
         quant_pre_process(str(float_graph), str(prepared), skip_symbolic_shape=True)
         ort_quantize_static(str(prepared), str(out), Feeds(), quant_format=QuantFormat.QOperator,
                             activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, per_channel=True,
+                            reduce_range=True,  # 7-bit weights: exact on every x86 CPU (the module's docstring)
                             op_types_to_quantize=["MatMul", "Gemm"], calibrate_method=CalibrationMethod.MinMax,
                             nodes_to_exclude=attention_products(onnx.load(str(prepared)).graph),
                             extra_options={"CalibMovingAverage": True})
@@ -155,6 +165,6 @@ def attention_products(graph) -> list[str]:
 def calibration_record(texts: list[str], source: str) -> str:
     """What calibrated the graph: the value of its metadata entry model.onnx_engine.STATIC_KEY (JSON)."""
     return json.dumps({"lines": len(texts), "chars": sum(map(len, texts)), "source": source,
-                       "format": "QOperator, uint8 activations, int8 weights per channel, MinMax; "
+                       "format": "QOperator, uint8 activations, int8 weights of 7 bits per channel, MinMax; "
                                  "products to float with their bias (MatMulIntegerToFloat); "
                                  "attention products float"}, ensure_ascii=False)
