@@ -125,15 +125,12 @@ def main() -> None:
     print("\n".join(lines))
     if args.markdown:
         import shlex
-        import subprocess
 
         from segmenter.bench.report import host_info, machine_line
 
         command = shlex.join(["python", "benchmarks/time_stages.py", *sys.argv[1:]])
-        # HEAD's short hash, "-dirty" when tracked files differ from it (a model or code not committed yet)
-        commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--exclude=*"],
-                                capture_output=True, text=True).stdout.strip() or "unknown"
-        header = ["# Where one thread's time goes\n", f"Command: `{command}` at {commit}. Machine: "
+        # the machine line ends with the commit ("-dirty": a model or code not committed yet)
+        header = ["# Where one thread's time goes\n", f"Command: `{command}`. Machine: "
                   f"{machine_line(host_info(('segmenter', 'jieba')))}. Stages as the script's docstring defines "
                   "them; process time of each stage's own work, best pass.\n"]
         args.markdown.write_text("\n".join(header + lines) + "\n", encoding="utf-8")

@@ -63,8 +63,12 @@ def host_info(systems, device: str = "cpu", threads: int = 1) -> dict:
             except PackageNotFoundError:
                 pass
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    from ..model.onnx_engine import int8_instructions
+
     info = {
         "cpu": _cpu_model(),
+        "int8": int8_instructions(),  # the int8 graphs' speed (and an 8-bit graph's words) depend on it
+        "commit": _commit(),
         "cores": os.cpu_count(),
         "usable_cores": usable,
         "memory_gib": _memory_gib(),
@@ -130,11 +134,26 @@ def machine_line(machine: dict) -> str:
     memory = f", {machine['memory_gib']:.0f} GiB RAM" if machine.get("memory_gib") else ""
     device = f"; device {machine['gpu']}" if machine.get("gpu") else ""
     packages = ", ".join(f"{name} {v}" for name, v in machine["packages"].items())
+    int8 = f", {machine['int8']}" if machine.get("int8") else ""
+    commit = f"; commit {machine['commit']}" if machine.get("commit") else ""
     return (
-        f"{machine['cpu']} ({machine['usable_cores']} of {machine['cores']} cores usable{memory}){device}; "
+        f"{machine['cpu']} ({machine['usable_cores']} of {machine['cores']} cores usable{memory}{int8}){device}; "
         f"{machine['os']}; Python {machine['python']}; {packages}; {machine['threads']} thread(s) per system; "
-        f"{machine['date']}"
+        f"{machine['date']}{commit}"
     )
+
+
+def _commit() -> str:
+    """The commit of the code that ran (`git describe --always --dirty`: "-dirty" for a tree with
+    uncommitted changes), or "" outside a git checkout."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[2]), "describe", "--always",
+                               "--dirty", "--exclude=*"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def _bins(values, show) -> str:
