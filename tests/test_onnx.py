@@ -258,6 +258,11 @@ def test_slim_graph_takes_out_the_bookkeeping_and_not_a_bit_of_the_scores(export
         assert not BOOKKEEPING & set(ops), BOOKKEEPING & set(ops)
         if not kind:  # (dynamic int8 looks positions up in an int8 table: that lookup stays)
             assert ops.count("Shape") == 3 and ops.count("Expand") == 1  # the positions' T; the tail's T, [SEP]'s index
+        else:  # 7-bit weights, dynamic too (onnx_static.py), and the metadata says so
+            from segmenter.model.onnx_engine import WEIGHT_BITS_KEY
+
+            assert seven_bit_weights(folder / "unslimmed.onnx")
+            assert {entry.key: entry.value for entry in unslimmed.metadata_props}[WEIGHT_BITS_KEY] == "7"
         assert ops.count("Concat") == (heads > 1)  # the logits of two layers' heads, not a shape
         constants = {tensor.name for tensor in slim.graph.initializer}
         assert all(node.input[1] in constants for node in slim.graph.node if node.op_type == "Reshape")

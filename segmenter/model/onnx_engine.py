@@ -34,9 +34,9 @@ WEIGHTS_KEY = "segmenter_weights_sha256"  # of the folder's model.safetensors: a
 INT8_KEY = "segmenter_int8"  # present when the export quantised its weights dynamically (train/onnx_export.py)
 SCORES_OUTPUT = "scores"  # the output of a graph that ends with the scores (train/onnx_graph.SCORES)
 STATIC_KEY = "segmenter_int8_static"  # present (how it was calibrated) in a static int8 graph (onnx_static.py)
-# "7" in a static graph whose int8 weights take 7 bits (onnx_static.py: exact on every x86 CPU);
-# absent in one exported before 2026-12-07's fifth stop of issue 57, whose 8-bit weights saturate
-# onnxruntime's products on an x86 CPU without VNNI
+# "7" in an int8 graph (static or dynamic) whose weights take 7 bits (onnx_static.py: exact on every
+# x86 CPU); absent in one exported before 2026-12-07's fifth stop of issue 57, whose 8-bit weights
+# saturate onnxruntime's products on an x86 CPU without VNNI
 WEIGHT_BITS_KEY = "segmenter_int8_weight_bits"
 
 
@@ -189,7 +189,7 @@ def load_onnx_reader(
         )
     if same_weights and meta.get(WEIGHTS_KEY) != weights_fingerprint(folder):
         raise ModelLoadError(f"{path} was not exported from {folder}/model.safetensors: export it again")
-    if STATIC_KEY in meta and WEIGHT_BITS_KEY not in meta and products_saturate():
+    if (STATIC_KEY in meta or INT8_KEY in meta) and WEIGHT_BITS_KEY not in meta and products_saturate():
         warnings.warn(f"{path} has 8-bit int8 weights, whose products onnxruntime adds with saturation on this CPU "
                       "(x86 without VNNI): its words are worse here (the shipped default of 2026-12-07 lost 0.009 "
                       f"dev F1). Export it again: `segmenter export-onnx --model {folder} --int8 static "

@@ -89,6 +89,7 @@ def export_onnx(segmenter, path: str | Path, int8: bool | str = False, calibrati
     metadata = {HEADS_KEY: json.dumps([list(h) for h in reader.heads])}
     if kind == "dynamic":
         metadata[INT8_KEY] = "dynamic, per channel"
+        metadata[WEIGHT_BITS_KEY] = "7"  # _quantize_dynamic's reduce_range
     elif kind == "static":
         from .onnx_static import calibration_record
 
@@ -123,13 +124,14 @@ def _Logits(reader):
 
 
 def _quantize_dynamic(source: Path, target: Path) -> None:
-    """onnxruntime's dynamic quantisation: int8 weights, one scale per output channel."""
+    """onnxruntime's dynamic quantisation: int8 weights of 7 bits, one scale per output channel."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     root = logging.getLogger()  # the quantiser logs a pre-processing hint there on every call
     level = root.level
     root.setLevel(logging.ERROR)
     try:
-        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True)
+        # 7-bit weights: no uint8 x int8 pair saturates on a CPU without VNNI (onnx_static.py)
+        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
     finally:
         root.setLevel(level)
