@@ -232,7 +232,8 @@ class Segmenter(JiebaCalls):
             return found[0]
         g = self.granularity if granularity is None else granularity_value(granularity)
         level = Level.at(g, self.profile, decoding, self.standard if standard is None else standard_named(standard))
-        if key is not None and type(granularity) in (type(None), str, float, int) and (standard is None or isinstance(standard, str)):
+        named = standard is None or isinstance(standard, str)  # a Standard object or dict: built each time
+        if key is not None and named and type(granularity) in (type(None), str, float, int):
             if len(self._levels) >= MAX_LEVELS:  # many granularities asked: start again
                 self._levels.clear()
             self._levels[key] = (level, self.profile, decoding, self.standard, self.granularity)

@@ -220,3 +220,26 @@ def test_margins_of_one_head_at_once_are_those_of_each_plan():
     for margins, plan in zip(junction_margins(plans, profile, level), plans):
         alone = profile.combine(plan.scores) - level.threshold if len(plan.junctions) else np.zeros(0, np.float32)
         assert margins.dtype == alone.dtype and margins.tobytes() == alone.tobytes()
+
+
+def test_kept_levels_follow_the_segmenters_settings(tiny_segmenter):
+    """Segmenter.level keeps the levels it made (a short call's 3%), and a change of the
+    segmenter's granularity, standard or profile makes a new one; a bad argument fails as before,
+    True after 1 too (equal keys to a dict)."""
+    from dataclasses import replace
+
+    from segmenter.standards.levels import STANDARDS
+
+    seg = Segmenter(tiny_segmenter.folder)
+    first = seg.level()
+    assert seg.level() is first and seg.level("fine", "pku") is seg.level("fine", "pku")
+    seg.granularity = 0.9
+    assert seg.level().granularity == 0.9
+    seg.standard = STANDARDS["msr"]
+    assert seg.level().rules == STANDARDS["msr"].rules
+    seg.profile = replace(seg.profile, thresholds=(-2.0, -1.0, 0.5))
+    assert seg.level().threshold != first.threshold
+    seg.level(1)
+    for bad in (True, [1], "huge", float("nan")):
+        with pytest.raises((TypeError, ValueError), match="granularity"):
+            seg.level(bad)

@@ -213,7 +213,8 @@ def x86_flags() -> set[str] | None:
         cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return next((set(line.partition(":")[2].split()) for line in cpuinfo.splitlines() if line.startswith("flags")), None)
+    flags = (line.partition(":")[2].split() for line in cpuinfo.splitlines() if line.startswith("flags"))
+    return next((set(found) for found in flags), None)
 
 
 def int8_instructions() -> str:
