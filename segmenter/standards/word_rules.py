@@ -8,7 +8,6 @@ and thresholds, is its row in rules.toml (rules.TABLE), and where each came from
 from __future__ import annotations
 
 import math
-
 import re
 from functools import lru_cache
 

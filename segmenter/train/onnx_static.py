@@ -26,11 +26,12 @@ a hundred.
 The weights take 7 bits (-64 .. 64, quantize_static's reduce_range), not 8. On an x86 CPU
 without VNNI (AVX2 alone: AMD before Zen 4, most Intel desktops), onnxruntime's uint8 x int8
 kernel adds two products in 16 bits (vpmaddubsw), which saturates past 32,767; two products of
-255 and |w| <= 64 reach 32,640 at most: with 8-bit weights the shipped default's products came out wrong there, and its
-mean F1 over the six dev files fell from 0.854 to 0.845 (tools/quick_f1.py, first 300
-sentences, on an AMD EPYC with AVX2 only; the numpy engine's float words gave 0.854 on the same
-machine). With 7-bit weights no pair can saturate: every CPU computes the same integer sums, so
-the words no longer depend on the machine's instruction set (issue 57's fifth stop).
+255 and |w| <= 64 reach 32,640 at most. With 8-bit weights the shipped default's products came
+out wrong there, and its mean F1 over the six dev files fell from 0.854 to 0.845
+(tools/quick_f1.py, first 300 sentences, on an AMD EPYC with AVX2 only; the numpy engine's float
+words gave 0.854 on the same machine). With 7-bit weights no pair can saturate: every x86 CPU
+computes the same integer sums, so the words no longer depend on its instruction set (issue
+57's fifth stop).
 """
 from __future__ import annotations
 
