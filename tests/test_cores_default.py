@@ -115,9 +115,9 @@ def test_the_default_uses_every_core_one_thread_uses_one(onnx_folder, serial):
 
 
 def test_shared_batches_cut_the_words_of_one_thread(serial, shared):
-    texts = varied_texts()
-    assert len(text_chunks([len(t) for t in texts], 2)) == 2  # the batch is really shared
-    many = texts * 12  # more chunks than threads: the chunks come back in input order
+    texts = varied_texts() + varied_texts(seed=1)
+    assert len(text_chunks([len(t) for t in texts], 2)) >= 2  # the batch is really shared
+    many = texts * 6  # more chunks than threads: the chunks come back in input order
     assert len(text_chunks([len(t) for t in many], 2)) > 2
     assert shared.segment_batch(many) == serial.segment_batch(many)
     expected = serial.tokenize_batch(texts)
@@ -253,3 +253,19 @@ def test_auto_workers_cut_the_lines_of_one_process(onnx_folder, serial, monkeypa
     two = Segmenter(onnx_folder, num_threads=2, **SIZES)
     assert list(two.segment_lines(lines, workers="auto", chunk_lines=40)) == serial.segment_batch(lines)
     assert list(two.segment_lines(lines[:3])) == serial.segment_batch(lines[:3])  # small: in this process
+
+
+def test_a_read_of_few_characters_runs_its_batches_in_the_calling_thread(serial, shared, monkeypatch):
+    """cores.SHARED_READ_CHARS: the reader's threads share a read's encoder runs only from that many
+    characters; below, every batch runs in the calling thread (small batches cost more shared)."""
+    from segmenter.run.cores import SHARED_READ_CHARS
+
+    shared_runs = []
+    real_map = shared.reader.workers.map
+    monkeypatch.setattr(shared.reader.workers, "map", lambda f, items: shared_runs.append(1) or real_map(f, items))
+    few = [t for t in varied_texts(seed=3) if len(t) < 200][:40]  # many batches (window 30), few characters
+    assert sum(map(len, few)) < SHARED_READ_CHARS
+    assert shared.segment_batch(few) == serial.segment_batch(few) and not shared_runs
+    assert not in_worker_thread()  # the calling thread is itself again
+    long_text = "".join(few) * (SHARED_READ_CHARS // max(1, sum(map(len, few))) + 1)  # one text, many windows
+    assert shared.segment(long_text) == serial.segment(long_text) and shared_runs

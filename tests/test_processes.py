@@ -116,7 +116,7 @@ def test_chunks_of_a_helper_that_died_are_cut_here(onnx_folder, serial, caplog):
     assert two.segment_batch(texts) == expected and helped(two)  # a new helper for the next large batch
 
 
-def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folder, serial, monkeypatch):  # noqa: F811
+def test_a_batch_too_small_for_two_helper_chunks_runs_in_one_thread(onnx_folder, serial, monkeypatch):  # noqa: F811
     import segmenter.run.cores as cores
     from segmenter.run.processes import PROCESS_CHUNKS
 
@@ -133,8 +133,10 @@ def test_a_batch_too_small_for_two_helper_chunks_is_shared_by_threads(onnx_folde
         chars += len(text)
     assert chars >= PROCESS_CHARS
     assert two.segment_batch(texts) == serial.segment_batch(texts)
-    assert two._helpers._pool is None  # one chunk of a helper's size: no helper, the threads share it
-    assert shares and len(shares[-1]) >= 2
+    # one chunk of a helper's size: no helper, and too few characters for two threads' chunks
+    # (cores.THREAD_CHUNKS): the calling thread cuts it, the reader's threads share its encoder runs
+    assert two._helpers._pool is None
+    assert shares and len(shares[-1]) == 1
 
 
 def test_a_large_batch_goes_to_helpers_in_larger_chunks():
@@ -145,7 +147,8 @@ def test_a_large_batch_goes_to_helpers_in_larger_chunks():
     from segmenter.run.processes import PROCESS_CHUNKS, chunk_chars
 
     smallest, largest, per_core = PROCESS_CHUNKS.smallest, PROCESS_CHUNKS.largest, PROCESS_CHUNKS.per_worker
-    assert THREAD_CHUNKS.smallest < smallest and THREAD_CHUNKS.largest <= largest  # a helper's chunks are larger
+    # helpers share no GIL: they take a batch from fewer characters than threads, in chunks as large or larger
+    assert smallest < THREAD_CHUNKS.smallest and THREAD_CHUNKS.largest <= largest
     assert chunk_chars(8_000, 2) == chunk_chars(16_384, 2) == smallest
     assert smallest < chunk_chars(64_000, 2) == 64_000 // (2 * per_core) <= largest
     assert chunk_chars(79_111, 2) == 39_556  # the 1,000 PKU sentences of issue 57: one chunk a core
@@ -155,3 +158,6 @@ def test_a_large_batch_goes_to_helpers_in_larger_chunks():
     chunks = text_chunks(lengths, 2, chunk_chars(sum(lengths), 2))
     assert len(chunks) == 2 * per_core and abs(len(chunks[0]) - len(chunks[1])) <= 1
     assert sorted(i for chunk in chunks for i in chunk) == list(range(1_600))
+    lengths = [50] * 330  # 16.5 k characters: a helper's chunk and the parent's (cores.text_chunks' own rule
+    assert len(text_chunks(lengths, 2, chunk_chars(sum(lengths), 2))) == 2  # would keep them whole for threads)
+    assert len(text_chunks(lengths, 2)) == 1

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelLoadError
-from ..run.cores import WorkerThreads, in_worker_thread
+from ..run.cores import SHARED_READ_CHARS, WorkerThreads, as_worker_task, in_worker_thread
 from ..text.vocab import CharVocab
 from ..text.windows import padded_length
 from .numpy_ops import scores_from_logits
@@ -147,6 +147,12 @@ class OnnxReader(WindowReader):
             self._masks[n] = mask
         scores = self.session.run(self._output_names, {"input_ids": ids, "attention_mask": mask})[0]
         return scores[0, :, : max(n - 1, 0)]
+
+    def read(self, windows: list[np.ndarray], batch_size: int = 64, progress=None) -> list[np.ndarray]:
+        if self.workers is not None and not in_worker_thread() and sum(map(len, windows)) < SHARED_READ_CHARS:
+            # few characters: every batch here, as a worker thread runs its chunk (cores.SHARED_READ_CHARS)
+            return as_worker_task(lambda chunk: super(OnnxReader, self).read(chunk, batch_size, progress), windows)
+        return super().read(windows, batch_size, progress)
 
     def _forward(self, batch: list[np.ndarray], tokens: int) -> np.ndarray:
         ids, mask, lengths = batch_ids(batch, tokens, self.vocab)

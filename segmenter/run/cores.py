@@ -41,14 +41,23 @@ class ChunkSizes:
         return max(self.smallest, -(-total // max(1, -(-total // size))))
 
 
-# Chunks for the threads of one process: a chunk of 1 k characters is a few tens of ms of work
-# where a hand-off between threads costs tens of us, so the model runs of one chunk overlap the
-# Python of another. One chunk a thread: every chunk pays the batch's fixed work again (word
-# table lookups, rules over the batch), and more chunks a thread made calls of ~16 k characters
-# slower on 2 cores than one thread. Helper processes take larger chunks (processes.PROCESS_CHUNKS:
-# a chunk there also pays for pickling); a batch of fewer than 2 * smallest characters runs in
-# the calling thread, as on one core.
-THREAD_CHUNKS = ChunkSizes(smallest=1_024, largest=16_384, per_worker=1)
+# Chunks for the threads of one process. Threads share a process's GIL, and what they gain is the
+# model's runs (onnxruntime releases the GIL) overlapping the Python of another chunk, while
+# every chunk pays a batch's fixed work again (word table searches, the encoder's runs of a few
+# windows each, rules over the batch): issue 57, 2 cores, 1,000 PKU sentences in calls of 2 k,
+# 4 k and 8 k characters ran 1.9x, 1.6x and 1.4x as long in 2 threads' chunks of 1 k characters
+# or more as on one thread, and 16 k calls 1.2x. So a batch is cut for threads from 2 * 16 k
+# characters; a smaller one runs in the calling thread (its encoder runs shared, SHARED_READ_CHARS).
+# One chunk a thread: more chunks a thread made calls of ~16 k characters slower on 2 cores than
+# one thread. Helper processes take chunks from 8 k characters (processes.PROCESS_CHUNKS: no GIL
+# between them, so a smaller chunk pays off there).
+THREAD_CHUNKS = ChunkSizes(smallest=16_384, largest=16_384, per_worker=1)
+# A read of fewer characters than this (the windows of one call, or of one chunk) runs every
+# encoder batch in the calling thread: splitting the few, small batches of such a call among the
+# reader's threads costs more in hand-offs and per-run overhead (~0.1 ms a run) than the second
+# core gives back (issue 57, 2 cores: calls of 2 k and 4 k characters ~1.2x as long shared as
+# in one thread, calls of 8 k and more faster shared).
+SHARED_READ_CHARS = 8_192
 # A batch of more than SLICE_CHARS characters is cut into as few slices of at most about that
 # many as it takes, even where no other core shares it (one thread), scored and assembled one
 # after the other: a batch's plans and the decoder's arrays grow with its characters, a slice's
@@ -137,7 +146,7 @@ def text_chunks(lengths: list[int], threads: int, chunk_chars: int | None = None
     (chunk_chars: that many, for helper processes that take chunks one by one: processes.py);
     [all indices] when the texts are too few to share."""
     total = sum(lengths)
-    if threads < 2 or total < 2 * THREAD_CHUNKS.smallest or len(lengths) < 2:
+    if threads < 2 or len(lengths) < 2 or (chunk_chars is None and total < 2 * THREAD_CHUNKS.smallest):
         return [list(range(len(lengths)))]
     return by_length(lengths, chunk_chars or THREAD_CHUNKS.size(total, threads))
 
