@@ -45,9 +45,10 @@ class ChunkSizes:
 # model's runs (onnxruntime releases the GIL) overlapping the Python of another chunk, while
 # every chunk pays a batch's fixed work again (word table searches, the encoder's runs of a few
 # windows each, rules over the batch): issue 57, 2 cores, 1,000 PKU sentences in calls of 2 k,
-# 4 k and 8 k characters ran 1.9x, 1.6x and 1.4x as long in 2 threads' chunks of 1 k characters
-# or more as on one thread, and 16 k calls 1.2x. So a batch is cut for threads from 2 * 16 k
-# characters; a smaller one runs in the calling thread (its encoder runs shared, SHARED_READ_CHARS).
+# 4 k and 8 k characters ran 1.8x, 1.6x and 1.3x as long in 2 threads' chunks of 1 k characters
+# or more as on one thread (benchmarks/results/history/call_sizes_7edaac3.md). So a batch is cut
+# for threads from 2 * 16 k characters; a smaller one runs in the calling thread (its encoder runs
+# shared from SHARED_READ_CHARS: benchmarks/results/call_sizes.md).
 # One chunk a thread: more chunks a thread made calls of ~16 k characters slower on 2 cores than
 # one thread. Helper processes take chunks from 8 k characters (processes.PROCESS_CHUNKS: no GIL
 # between them, so a smaller chunk pays off there).
