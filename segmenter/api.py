@@ -99,7 +99,9 @@ class Segmenter(JiebaCalls):
     two chunks (about 12 k characters or more: a short last chunk joins the one before) is shared
     with cores - 1 helper processes (spawned on first use, ~1 s in the background while this
     one works; processes.py), the rest of the time by threads (the other engines: threads);
-    False: threads only (a server that must not start processes). The words are the same either way.
+    False: threads only (a server that must not start processes). Threads take a batch in
+    chunks from 32 k characters; a smaller one runs in the calling thread, its encoder runs
+    shared from 8 k (run/cores.py: below, sharing made calls slower). The words are the same either way.
 
     Threads: one Segmenter may be shared by threads (a web server's). add_word, del_word,
     suggest_freq(tune=True) and load_userdict are atomic for the threads that segment: each
