@@ -27,6 +27,8 @@ from segmenter.text.batch import Texts
 from segmenter.words import decoding
 from segmenter.words.decoding_few import TextLookups, viterbi_run, word_ends
 
+from conftest import GOLD
+
 pytestmark = pytest.mark.slow  # the shipped models
 
 HAN = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质"
@@ -239,3 +241,33 @@ def test_a_short_texts_ids_are_the_numpy_look_ups(shipped, text, monkeypatch):
         patch.setattr(vocab_module, "FEW_CHARS", -1)
         expected = vocab.encode(text)
     assert ids.dtype == expected.dtype and ids.tolist() == expected.tolist()
+
+
+def long_texts() -> list[str]:
+    """Texts of 129-256 characters (decoding.FEW_CHARS): the sentences above joined, and dev lines of
+    that length where ../shared has them (pku_dev, weibo_dev, novel_dev)."""
+    rng = random.Random(7)
+    pool = SENTENCES + RULE_SENTENCES
+    out = []
+    while len(out) < 12:
+        text = "".join(rng.sample(pool, rng.randint(4, 12)))
+        if decoding.FEW_CHARS // 2 < len(text) <= decoding.FEW_CHARS:
+            out.append(text)
+    for name in ("pku_dev", "weibo_dev", "novel_dev"):
+        if (GOLD / f"{name}.txt").is_file():
+            lines = ("".join(line.split()) for line in (GOLD / f"{name}.txt").read_text(encoding="utf-8").splitlines())
+            out += [line for line in lines if decoding.FEW_CHARS // 2 < len(line) <= decoding.FEW_CHARS][:10]
+    return out
+
+
+@pytest.mark.parametrize("standard", ["general", "pku", "msr", "ud"])
+def test_a_text_of_up_to_few_chars_is_decoded_as_numpy_decodes_it(shipped, standard, monkeypatch):
+    """The Python decoder up to its longest texts (decoding.FEW_CHARS), one text and a batch of them."""
+    texts = long_texts()
+    plans = shipped.score_texts(texts)
+    for granularity in ("fine", "default", "coarse"):
+        few = [shipped.assemble([plan], granularity, standard=standard)[0] for plan in plans]
+        with monkeypatch.context() as patch:
+            patch.setattr(decoding, "FEW_CHARS", 0)
+            assert few == [shipped.assemble([plan], granularity, standard=standard)[0] for plan in plans]
+            assert few == shipped.assemble(plans, granularity, standard=standard)  # a batch: numpy both ways

@@ -53,8 +53,11 @@ FEW_RUNS = 4
 # A batch text (text.batch.Texts) of at most this many characters (a sentence's, a few short ones
 # batched) is decoded in plain Python (decoding_few.py: the same words, no numpy call but the
 # lookups of its strings). Assembling one pku_dev sentence of 5-15 characters: 192 us against 602
-# through numpy; of 80-120: 1.5 ms against 2.5; of 120-180 (other dev files): 2.3 against 2.8 ms.
-FEW_CHARS = 128
+# through numpy; of 80-120: 1.5 ms against 2.5. segment_batch of one text or of 2-8 texts of the
+# six dev files (issue 57, sixth stop, best of 5 over 80 calls a size, AVX2 machine): 128-160
+# characters 3.7 ms against 5.1 through numpy, 160-192 4.2 against 5.5, 192-224 4.7 against 6.1,
+# 224-256 5.2 against 6.6; 256-320 about even (6.5 against 6.6).
+FEW_CHARS = 256
 
 
 def best_words(gains: np.ndarray, values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
