@@ -145,7 +145,20 @@ def test_the_few_strings_lookup_gives_the_tables_values(shipped, text):
     what the table's own lookups give: autonomy (NaN where missing), counts, and log p, whose
     missing value is the unigram's `unseen` rounded as pick rounds it inside the text (float16),
     and as is past the text's end."""
-    table = shipped.word_table
+    check_few_strings(shipped.word_table, text)
+
+
+def test_a_long_texts_strings_are_read_straight_as_the_table_reads_them(shipped):
+    """A text with more strings of a length than look_up_few keeps (table.RECENT_MOST) gets the same values."""
+    from segmenter.words.table import RECENT_MOST
+
+    text = "".join(SENTENCES + RULE_SENTENCES)[: 3 * RECENT_MOST]
+    check_few_strings(shipped.word_table, text)
+    check_few_strings(shipped.word_table, text[:RECENT_MOST])  # both ways on the same strings: the kept ones too
+    check_few_strings(shipped.word_table, text)
+
+
+def check_few_strings(table, text: str) -> None:
     few = TextLookups(table, text)
     strings = few.strings
     columns = ("autonomy", "counts", "logp")

@@ -40,6 +40,11 @@ KEPT_CHARS = 1 << 20  # the hashes of the last text looked up are kept when it i
 SEARCHED_CHARS = 1 << 16  # where the last text's strings are is kept when it is this long or shorter (1.5 MB)
 NOT_SEARCHED, NOT_FOUND = -2, -1  # _look_up_at's kept slots of strings not searched yet, and not in the table
 RECENT_STRINGS = 2048  # look_up_few keeps the values of this many strings per length and columns (~1.5 MB in all)
+# look_up_few keeps the strings of a lookup of at most this many (a short sentence's); a longer one's
+# are read straight from the table: they are mostly new to the kept ones, would turn all of them
+# over every few texts, and merging them cost more than their search (issue 57, lcut of 200 dev
+# sentences of 60-100 characters, 3 alternating runs: 1.39-1.44 ms a call against 1.47-1.49).
+RECENT_MOST = 64
 
 
 class WordTable:
@@ -196,7 +201,7 @@ class WordTable:
         (hashindex.text_hashes): [column][string], floats. One short text's (decoding_few.py).
         The values of the last RECENT_STRINGS strings looked up so are kept per length: a
         sentence's characters and common words come back call after call, and a length whose
-        strings are all kept costs no search."""
+        strings are all kept costs no search (a lookup of more than RECENT_MOST strings: none kept)."""
         key = (n, columns)
         recent = self._recent.get(key)
         if recent is None:  # the columns, what pick gives a string not found, and the kept strings
@@ -204,6 +209,8 @@ class WordTable:
                       in (self._column(n, name) for name in columns)]
             recent = self._recent.setdefault(key, (picked, {}))
         picked, kept = recent
+        if len(hashes) > RECENT_MOST:
+            return pick_few(picked, self.tables[n][0], hashes)
         found = [kept.get(h) for h in hashes]  # a string's values, as a tuple of its columns
         if None in found:
             missed = [h for h, values in zip(hashes, found) if values is None]
