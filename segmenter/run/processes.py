@@ -47,10 +47,11 @@ from .cores import ChunkSizes, as_worker_task, in_worker_thread
 
 logger = logging.getLogger(__name__)
 
-# A batch is shared with helpers from PROCESS_CHARS characters (below: threads, cores.py). A
-# helper's chunks are larger than a thread's (cores.THREAD_CHUNKS): each costs ~1 ms of pickling
-# either way, and a small chunk is cut less efficiently per character (fewer windows per encoder
-# run, more runs of the decoder): a chunk is 8 k characters (~0.1 s of work) or more. Every chunk
+# A batch is shared with helpers from PROCESS_CHARS characters (below: the calling thread,
+# cores.py). A helper's chunk costs ~1 ms of pickling, and a small chunk is cut less efficiently
+# per character (fewer windows per encoder run, more runs of the decoder): a chunk is 8 k
+# characters (~0.1 s of work) or more, half a thread's smallest (cores.THREAD_CHUNKS: helpers
+# share no GIL, so a smaller chunk pays off here). Every chunk
 # pays a batch's fixed work again, most of it the word table's searches, which walk the table
 # once per call (issue 57, one thread on 1,000 PKU sentences, 79 k characters: ~3% more CPU in
 # 2 chunks than whole, ~15% in 5, ~30% in 10, as 8 k chunks a core made it): so one chunk a core
