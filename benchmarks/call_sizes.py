@@ -75,8 +75,9 @@ def main(argv=None) -> int:
     parser.add_argument("--markdown", type=Path, help="write the table there too")
     args = parser.parse_args(argv)
 
-    texts = ["".join(line.split()) for line in args.gold.read_text(encoding="utf-8").splitlines() if line.strip()]
-    texts = texts[: args.limit]
+    from segmenter.train.corpus import read_gold
+
+    texts = ["".join(words) for words in read_gold(args.gold, args.limit)]
     chars = sum(map(len, texts))
     best = {name: dict.fromkeys(args.sizes, float("inf")) for name in SETTINGS}
     started = time.time()

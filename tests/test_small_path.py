@@ -24,6 +24,7 @@ from segmenter.standards import number_rules, word_rules
 from segmenter.text import batch as batch_module
 from segmenter.text import vocab as vocab_module
 from segmenter.text.batch import Texts
+from segmenter.train.corpus import read_gold
 from segmenter.words import decoding
 from segmenter.words.decoding_few import TextLookups, viterbi_run, word_ends
 
@@ -268,7 +269,7 @@ def long_texts() -> list[str]:
             out.append(text)
     for name in ("pku_dev", "weibo_dev", "novel_dev"):
         if (GOLD / f"{name}.txt").is_file():
-            lines = ("".join(line.split()) for line in (GOLD / f"{name}.txt").read_text(encoding="utf-8").splitlines())
+            lines = ("".join(words) for words in read_gold(GOLD / f"{name}.txt"))
             out += [line for line in lines if decoding.FEW_CHARS // 2 < len(line) <= decoding.FEW_CHARS][:10]
     return out
 
