@@ -285,3 +285,43 @@ def test_a_text_of_up_to_few_chars_is_decoded_as_numpy_decodes_it(shipped, stand
             patch.setattr(decoding, "FEW_CHARS", 0)
             assert few == [shipped.assemble([plan], granularity, standard=standard)[0] for plan in plans]
             assert few == shipped.assemble(plans, granularity, standard=standard)  # a batch: numpy both ways
+
+
+def test_a_short_shapes_own_session_reads_the_general_sessions_scores_to_the_bit(tmp_path):
+    """onnx_engine.read_one: after FIXED_AFTER calls of a padded length up to FIXED_TOKENS, windows of
+    that length run on a session built for the shape (1, T); its scores are the general session's
+    bit for bit (on dev sentences' pieces of 1 to 14 characters), one call builds none, a longer
+    window never gets one, and a reader that has them still pickles."""
+    import pickle
+
+    import numpy as np
+
+    from segmenter.model import onnx_engine
+    from segmenter.text.windows import padded_length
+
+    seg = Segmenter(num_threads=1)
+    reader = seg.reader
+    seg.lcut("我爱北京天安门")
+    assert reader._fixed == {}  # one sentence, as the CLI segments it: no session built
+    lines = read_gold(GOLD / "ud_gsdsimp_dev.txt")[:300] + read_gold(GOLD / "weibo_dev.txt")[:300]
+    pieces = [text[start : start + size] for text in map("".join, lines) for start, size in ((0, 14), (3, 5), (9, 1))]
+    pieces = [piece for piece in pieces if piece]
+    general = [reader.session.run(None, _feeds(reader, piece))[0] for piece in pieces]
+    for _ in range(onnx_engine.FIXED_AFTER + 1):
+        for piece in ("一二三四五", "一二三四五六七八九十一二三四", "一二三四五六七八九十一二三四五"):
+            reader.read_one(reader.vocab.encode(piece))
+    assert sorted(reader._fixed) == [8, 16] == sorted({int(padded_length(len(p))) for p in pieces})
+    assert all(reader._fixed[int(padded_length(len(piece)))] is not reader.session for piece in pieces)
+    for piece, scores in zip(pieces, general):
+        np.testing.assert_array_equal(reader.read_one(reader.vocab.encode(piece)), scores[0, :, : len(piece) - 1])
+    copy = pickle.loads(pickle.dumps(reader))
+    assert copy._fixed == {} and copy.read_one(reader.vocab.encode(pieces[0])).shape == general[0][0, :, :13].shape
+
+
+def _feeds(reader, text):
+    """The general session's (1, T) feeds of one window, as windows.collate makes them."""
+    from segmenter.model.reader import batch_ids
+    from segmenter.text.windows import padded_length
+
+    ids, mask, _ = batch_ids([reader.vocab.encode(text)], int(padded_length(len(text))), reader.vocab)
+    return {"input_ids": ids, "attention_mask": mask.astype("int64")}

@@ -52,6 +52,16 @@ def weights_fingerprint(folder: Path) -> str:
 # the two nodes it replaces (benchmarks/fusions.py measures it); a float graph never gets the node.
 UNFUSED = ("SkipLayerNormFusion",)
 
+# A lone short window (read_one: one short sentence a call) is run by a session built for its
+# shape, (1, T): told the shape, onnxruntime folds the graph's shape arithmetic into constants
+# (77 nodes -> 67 for the shipped default), and on a window of a few characters the run's cost is
+# mostly the nodes' own (~1 us each). The scores are the same to the bit (tests/test_small_path.py).
+# FIXED_TOKENS: the longest padded length that gets such a session (texts of up to 14 characters;
+# each session costs ~13 ms to build and 3-5 MB); FIXED_AFTER: the calls of a shape on the general
+# session before it gets one, so that a process that segments one sentence never pays the build.
+FIXED_TOKENS = 16
+FIXED_AFTER = 8
+
 
 def exported_kind(path: Path) -> str:
     """How the graph at `path` was exported: "float", "int8" (dynamic) or "static" (static int8,
@@ -93,34 +103,48 @@ class OnnxReader(WindowReader):
 
     def set_threads(self, threads: int) -> None:
         """A session for `threads` cores (onnxruntime fixes its threads when it builds one)."""
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
         cpu = self.providers[:1] == ["CPUExecutionProvider"]
-        options.intra_op_num_threads = 1 if cpu else threads
-        options.inter_op_num_threads = 1
-        # A memory pattern plans the buffers of one input shape and keeps the plan; every batch
-        # here has its own (rows, padded length), so the plans would only pile up.
-        options.enable_mem_pattern = False
         try:
-            self.session = onnxruntime.InferenceSession(
-                str(self.path), options, providers=self.providers, disabled_optimizers=list(UNFUSED)
-            )
+            self.session = self._new_session(1 if cpu else threads)
         except Exception as err:  # onnxruntime raises its own exception types
             raise ModelLoadError(f"{self.path} is unreadable or corrupt: {err}") from None
         # whether the graph ends with the scores (onnx_graph.SCORES) or with the logits
         self.scores_out = self.session.get_outputs()[0].name == SCORES_OUTPUT
         self._output_names = [self.session.get_outputs()[0].name]  # read_one's one output
         self._masks: dict[int, np.ndarray] = {}  # read_one's masks, by window length
+        # read_one's sessions built for one shape (FIXED_TOKENS), by padded length, and the calls
+        # of each short length so far (-1: never one of its own): on the CPU provider, for a graph
+        # whose input dimensions have names, the only way to tell onnxruntime their sizes
+        self._fixed: dict[int, object] = {}
+        named = all(isinstance(size, str) for size in self.session.get_inputs()[0].shape)
+        self._fixed_calls: dict[int, int] = {} if cpu and named else dict.fromkeys(range(FIXED_TOKENS + 1), -1)
         self.threads = threads
         if self.workers is not None:
             self.workers.close()
         # The threads that share the cores (started on first use): none on one core or off the CPU.
         self.workers = WorkerThreads(threads, "segmenter-onnx") if cpu and threads > 1 else None
 
+    def _new_session(self, intra_op_threads: int, fixed_tokens: int | None = None):
+        """A session of the graph (fixed_tokens: for inputs of shape (1, fixed_tokens) alone)."""
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = intra_op_threads
+        options.inter_op_num_threads = 1
+        # A memory pattern plans the buffers of one input shape and keeps the plan; every batch
+        # here has its own (rows, padded length), so the plans would only pile up.
+        options.enable_mem_pattern = False
+        if fixed_tokens is not None:
+            batch, length = self.session.get_inputs()[0].shape  # the names of the graph's free dimensions
+            options.add_free_dimension_override_by_name(batch, 1)
+            options.add_free_dimension_override_by_name(length, fixed_tokens)
+        return onnxruntime.InferenceSession(str(self.path), options, providers=self.providers,
+                                            disabled_optimizers=list(UNFUSED))
+
     def __getstate__(self):  # a session and threads do not pickle; a copy makes its own
         state = dict(self.__dict__)
-        del state["session"]
+        for name in ("session", "_fixed"):
+            del state[name]
         state["workers"] = None
         return state
 
@@ -145,8 +169,26 @@ class OnnxReader(WindowReader):
             mask[0, : n + 2] = 1
             mask.setflags(write=False)
             self._masks[n] = mask
-        scores = self.session.run(self._output_names, {"input_ids": ids, "attention_mask": mask})[0]
+        session = self._fixed.get(tokens) or self._session_for(tokens)
+        scores = session.run(self._output_names, {"input_ids": ids, "attention_mask": mask})[0]
         return scores[0, :, : max(n - 1, 0)]
+
+    def _session_for(self, tokens: int):
+        """read_one's session for windows of `tokens` padded tokens: the general one, until the
+        FIXED_AFTER-th call of a short shape builds one for it (FIXED_TOKENS). Two threads may both
+        build it; either serves."""
+        calls = self._fixed_calls.get(tokens, 0)
+        if tokens > FIXED_TOKENS or calls < 0:
+            return self.session
+        if calls < FIXED_AFTER:
+            self._fixed_calls[tokens] = calls + 1
+            return self.session
+        try:
+            session = self._fixed[tokens] = self._new_session(1, fixed_tokens=tokens)
+        except Exception:  # onnxruntime raises its own types: a graph it cannot specialise keeps the general session
+            self._fixed_calls[tokens] = -1
+            return self.session
+        return session
 
     def read(self, windows: list[np.ndarray], batch_size: int = 64, progress=None) -> list[np.ndarray]:
         if self.workers is not None and not in_worker_thread() and sum(map(len, windows)) < SHARED_READ_CHARS:
