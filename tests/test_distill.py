@@ -122,11 +122,24 @@ def test_student_learns_the_teachers_words(planted_setup):
     from segmenter.bench.evaluation import score
     from segmenter.train.corpus import read_gold
 
-    config = planted_setup
+    import shutil
+    from dataclasses import replace
+
+    from segmenter.train.ngram_counting import build_word_table
+
+    # The teacher reads a word table of another folder (as the shipped `fast` reads the default's)
+    # and a runtime entry: the student gets both, the table as a copy of its own.
+    teacher = shutil.copytree(planted_setup.teacher, Path(planted_setup.out).parent / "teacher")
+    (teacher.parent / "tables").mkdir()
+    build_word_table(sample_lines(planted_setup.raw, 20_000, 0, 8, 60), min_count=1).save(teacher.parent / "tables")
+    replace(HeadProfile.load(teacher), runtime={"decode": "threshold", "word_table": "../tables"}).save(teacher)
+    config = replace(planted_setup, teacher=str(teacher))
     out = distill(config)
     assert out == Path(config.out) / "student"
     profile = HeadProfile.load(out)
     assert profile.heads == [(config.layers - 1, 0)] and profile.thresholds == (-1.0, 0.0, 1.0)
+    assert profile.runtime == {"decode": "threshold"}
+    assert (out / "ngrams.npz").read_bytes() == (teacher.parent / "tables" / "ngrams.npz").read_bytes()
     assert all(t.dtype == torch.float16 for t in load_file(str(out / "model.safetensors")).values())
     assert json.loads((out / "config.json").read_text())["max_position_embeddings"] == config.window + 2
     assert "student F1" in (out / "MODEL_CARD.md").read_text()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import shlex
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -32,6 +33,7 @@ import torch
 from ..model.integrity import write_manifest
 from ..model.profile import HeadProfile
 from ..text.plan import TextPlan
+from ..words.table_files import TABLE_FILE, TABLE_REFERENCE, table_path
 from .model_card import write_card as save_card
 from .selftrain import CHUNK, label_chunks, sample_lines, save_half
 from .student import soft_targets
@@ -195,10 +197,18 @@ def train_student(config: DistillConfig, plans: list[TextPlan], teacher_profile:
     stats["epochs"] = config.epochs * stats["steps"] / max(1, stats["planned_steps"])
     stats["label_chars"] = sum(len(p.text) for p in plans)
     folder = Path(config.out) / config.name
+    folder.mkdir(parents=True, exist_ok=True)
+    # The student reads as its teacher does: the teacher's runtime entry (window, overlap, decoder,
+    # standard) and a copy of the word table it decodes with, so that the student's folder stands
+    # alone and its dev figures below are read the way the teacher's are.
+    table = table_path(teacher_folder, teacher_profile.runtime)
+    if table is not None:
+        shutil.copy2(table, folder / TABLE_FILE)
     profile = HeadProfile(
         heads=[head], weights=[1.0], bias=0.0, thresholds=teacher_profile.thresholds,
         source=f"distilled from {teacher_folder.name} ({teacher_profile.source}) on raw text",
         extra={"distill": {k: v for k, v in asdict(config).items() if k not in ("out", "label_only")}},
+        runtime={key: value for key, value in teacher_profile.runtime.items() if key != TABLE_REFERENCE},
     )
     save_model_folder(folder, model, vocab, profile)
     weights = folder / "model.safetensors"
