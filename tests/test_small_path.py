@@ -7,7 +7,7 @@ decoder decides every junction as the numpy one does (decoding.FEW_CHARS = 0 tur
 conventions' Python paths for a few words (FEW_WORDS = 0 in word_rules and number_rules turns
 them off, and text.batch.FEW_ENDS = -1 those of with_ends and without_ends) and a short batch text
 (text.batch.HAVING_IN_PYTHON = 0) change no word; nor does a short text's encoding in Python
-(text.vocab.FEW_CHARS = 0: the numpy look-up).
+(text.vocab.ENCODE_BY_DICT_CHARS = 0: the numpy look-up).
 """
 from __future__ import annotations
 
@@ -247,12 +247,13 @@ def test_kept_slots_give_what_a_fresh_search_gives(shipped, text, seed):
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=80))
 def test_a_short_texts_ids_are_the_numpy_look_ups(shipped, text, monkeypatch):
-    """CharVocab.encode of a text of FEW_CHARS characters or fewer, by character in Python, gives
-    the ids of the numpy look-up (any character: past the BMP, a lone surrogate, full-width)."""
+    """CharVocab.encode of a text of ENCODE_BY_DICT_CHARS characters or fewer, by character in
+    Python, gives the ids of the numpy look-up (any character: past the BMP, a lone surrogate,
+    full-width)."""
     vocab = shipped.reader.vocab
     ids = vocab.encode(text)
     with monkeypatch.context() as patch:
-        patch.setattr(vocab_module, "FEW_CHARS", -1)
+        patch.setattr(vocab_module, "ENCODE_BY_DICT_CHARS", -1)
         expected = vocab.encode(text)
     assert ids.dtype == expected.dtype and ids.tolist() == expected.tolist()
 

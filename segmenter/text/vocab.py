@@ -19,7 +19,7 @@ from .runs import code_points
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 BMP = 0x10000  # code points below: the Basic Multilingual Plane
-FEW_CHARS = 64  # encode looks the characters of a text this short up one by one in Python
+ENCODE_BY_DICT_CHARS = 64  # encode looks the characters of a text this short up one by one in Python
 
 
 @lru_cache(maxsize=65536)
@@ -64,7 +64,7 @@ class CharVocab:
 
     def encode(self, chars: str) -> np.ndarray:
         """Ids of the characters of `chars` (no [CLS]/[SEP]); shape (len(chars),)."""
-        if len(chars) <= FEW_CHARS:  # a sentence: a dict look-up a character, no numpy calls but one
+        if len(chars) <= ENCODE_BY_DICT_CHARS:  # a sentence: a dict look-up a character, no numpy calls but one
             ids = self._ids
             try:
                 return np.array([ids[char] for char in chars], dtype=np.int64)
