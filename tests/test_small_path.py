@@ -288,7 +288,7 @@ def test_a_text_of_up_to_few_chars_is_decoded_as_numpy_decodes_it(shipped, stand
             assert few == shipped.assemble(plans, granularity, standard=standard)  # a batch: numpy both ways
 
 
-def test_a_short_shapes_own_session_reads_the_general_sessions_scores_to_the_bit(tmp_path):
+def test_a_short_shapes_own_session_reads_the_general_sessions_scores_to_the_bit():
     """onnx_engine.read_one: after FIXED_AFTER calls of a padded length up to FIXED_TOKENS, windows of
     that length run on a session built for the shape (1, T); its scores are the general session's
     bit for bit (on dev sentences' pieces of 1 to 14 characters), one call builds none, a longer

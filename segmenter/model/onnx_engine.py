@@ -113,11 +113,11 @@ class OnnxReader(WindowReader):
         self._output_names = [self.session.get_outputs()[0].name]  # read_one's one output
         self._masks: dict[int, np.ndarray] = {}  # read_one's masks, by window length
         # read_one's sessions built for one shape (FIXED_TOKENS), by padded length, and the calls
-        # of each short length so far (-1: never one of its own): on the CPU provider, for a graph
-        # whose input dimensions have names, the only way to tell onnxruntime their sizes
+        # of each short length so far (-1: never one of its own). Only on the CPU provider, for a
+        # graph whose input dimensions have names: the only way to tell onnxruntime their sizes.
         self._fixed: dict[int, object] = {}
-        named = all(isinstance(size, str) for size in self.session.get_inputs()[0].shape)
-        self._fixed_calls: dict[int, int] = {} if cpu and named else dict.fromkeys(range(FIXED_TOKENS + 1), -1)
+        self._fixed_calls: dict[int, int] = {}
+        self._fixes_shapes = cpu and all(isinstance(size, str) for size in self.session.get_inputs()[0].shape)
         self.threads = threads
         if self.workers is not None:
             self.workers.close()
@@ -178,7 +178,7 @@ class OnnxReader(WindowReader):
         FIXED_AFTER-th call of a short shape builds one for it (FIXED_TOKENS). Two threads may both
         build it; either serves."""
         calls = self._fixed_calls.get(tokens, 0)
-        if tokens > FIXED_TOKENS or calls < 0:
+        if not self._fixes_shapes or tokens > FIXED_TOKENS or calls < 0:
             return self.session
         if calls < FIXED_AFTER:
             self._fixed_calls[tokens] = calls + 1
