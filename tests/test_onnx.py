@@ -146,6 +146,45 @@ def _logits_graph(model):
     return model
 
 
+def test_a_graph_without_its_score_tail_reads_the_scores_to_the_bit(exported, monkeypatch):
+    """graph_bytes.without_score_tail (the short windows' sessions, edited without the onnx
+    package): strip_tail's graph plus the tail's row max, whose two outputs onnx_engine.scores_of_one
+    reads into the scores the full graph gives, bit for bit, with three heads; a window with a row
+    it cannot be sure of (NEAR_MARGIN huge: every one) is left to the full graph (None). A graph
+    that has no score tail, or bytes that are no model, are refused with ValueError."""
+    import onnx
+    import onnxruntime
+
+    from segmenter.model import onnx_engine
+    from segmenter.model.graph_bytes import LOGITS, TAIL_ROW_MAX, without_score_tail
+    from segmenter.model.reader import batch_ids
+
+    data = (exported / "model.onnx").read_bytes()
+    edited = onnx.load_from_string(without_score_tail(data))
+    onnx.checker.check_model(edited)
+    stripped = _logits_graph(onnx.load(str(exported / "model.onnx")))
+    assert [n for n in edited.graph.node if TAIL_ROW_MAX not in n.output] == list(stripped.graph.node)
+    assert [n.op_type for n in edited.graph.node if TAIL_ROW_MAX in n.output] == ["ReduceMax"]
+    assert [o.name for o in edited.graph.output] == [LOGITS, TAIL_ROW_MAX]
+    full = onnxruntime.InferenceSession(str(exported / "model.onnx"), providers=["CPUExecutionProvider"])
+    short = onnxruntime.InferenceSession(edited.SerializeToString(), providers=["CPUExecutionProvider"])
+    vocab = Segmenter(exported, num_threads=1).reader.vocab
+    for n in (0, 1, 2, 5, 9, 14):
+        ids, mask, _ = batch_ids([np.arange(5, 5 + n)], int(padded_length(n)), vocab)
+        feeds = {"input_ids": ids, "attention_mask": mask.astype(np.int64)}
+        expected = full.run(None, feeds)[0][0, :, : max(n - 1, 0)]
+        scores = onnx_engine.scores_of_one(*short.run(None, feeds), n)
+        assert scores is not None and scores.dtype == np.float32 and scores.shape == (3, max(n - 1, 0))
+        np.testing.assert_array_equal(scores, expected)
+        with monkeypatch.context() as patch:
+            patch.setattr(onnx_engine, "NEAR_MARGIN", 1e9)
+            assert (onnx_engine.scores_of_one(*short.run(None, feeds), n) is None) == (n >= 2)
+    with pytest.raises(ValueError, match="not the scores alone"):
+        without_score_tail(stripped.SerializeToString())
+    with pytest.raises(ValueError, match="not a protobuf message|not an ONNX model"):
+        without_score_tail(b"\xff\xff\xff")
+
+
 def test_the_graph_ends_with_the_scores_and_graphs_exported_before_still_read(exported, tmp_path):
     """onnx_graph.finish_graph: the logits are not copied when the heads are in order already (one
     head), and the graph ends with the scores (score_tail), those numpy_ops.scores_from_logits reads

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import platform
 import warnings
 from pathlib import Path
@@ -24,7 +25,8 @@ from ..errors import ModelLoadError
 from ..run.cores import SHARED_READ_CHARS, WorkerThreads, as_worker_task, in_worker_thread
 from ..text.vocab import CharVocab
 from ..text.windows import padded_length
-from .numpy_ops import scores_from_logits
+from .graph_bytes import SCORES, without_score_tail
+from .numpy_ops import LOG_FLOOR, scores_from_logits
 from .reader import WindowReader, batch_ids
 from .readout import batch_slices
 
@@ -32,7 +34,7 @@ ONNX_FILE = "model.onnx"
 HEADS_KEY = "segmenter_heads"
 WEIGHTS_KEY = "segmenter_weights_sha256"  # of the folder's model.safetensors: a stale export is not used
 INT8_KEY = "segmenter_int8"  # present when the export quantised its weights dynamically (train/onnx_export.py)
-SCORES_OUTPUT = "scores"  # the output of a graph that ends with the scores (train/onnx_graph.SCORES)
+SCORES_OUTPUT = SCORES  # the output of a graph that ends with the scores (train/onnx_graph.SCORES)
 STATIC_KEY = "segmenter_int8_static"  # present (how it was calibrated) in a static int8 graph (onnx_static.py)
 # "7" in an int8 graph (static or dynamic) whose weights take 7 bits (onnx_static.py: exact on every
 # x86 CPU); absent in one exported before 2026-12-07's fifth stop of issue 57, whose 8-bit weights
@@ -53,14 +55,39 @@ def weights_fingerprint(folder: Path) -> str:
 UNFUSED = ("SkipLayerNormFusion",)
 
 # A lone short window (read_one: one short sentence a call) is run by a session built for its
-# shape, (1, T): told the shape, onnxruntime folds the graph's shape arithmetic into constants
-# (77 nodes -> 67 for the shipped default), and on a window of a few characters the run's cost is
-# mostly the nodes' own (~1 us each). The scores are the same to the bit (tests/test_small_path.py).
+# shape, (1, T), of the graph without its score tail (graph_bytes.py): told the shape, onnxruntime
+# folds the graph's shape arithmetic into constants, and on a window of a few characters the run's
+# cost is mostly the nodes' own (~1 us each): 44 nodes for the shipped default against 77 with the
+# tail in the general session; the scores are read from the logits (scores_of_one), the same to
+# the bit (tests/test_small_path.py).
 # FIXED_TOKENS: the longest padded length that gets such a session (texts of up to 14 characters;
 # each session costs ~13 ms to build and 3-5 MB); FIXED_AFTER: the calls of a shape on the general
 # session before it gets one, so that a process that segments one sentence never pays the build.
 FIXED_TOKENS = 16
 FIXED_AFTER = 8
+# scores_of_one leaves to the graph's tail every window with a row whose smaller entry lies within
+# this much above the floor's limit (the tail tests a float32 difference, scores_of_one one in
+# Python floats): those are read again by the general session, exactly, so erring on their side
+# costs only time.
+NEAR_MARGIN = 1e-3
+
+
+def scores_of_one(logits: np.ndarray, row_max: np.ndarray, n: int) -> np.ndarray | None:
+    """The scores (K, n - 1) of one window of n characters from its logits (1, K, T, T) and their
+    rows' max (1, K, T, 1), as the graph's score tail computes them (onnx_graph.score_tail), to the
+    bit: the junction after character j reads row i = j + 1, its entry at [SEP] (column n + 1)
+    minus its entry at i + 1, in float32. None when a row may be floored (its smaller entry within
+    LOG_FLOOR + log T of the row's max): only the tail's log-sum-exp gives that row's bits (~1
+    window in 2,000 of the dev files' pieces). The test of each row is in Python floats: a numpy
+    call costs more than the test of a short window's few rows."""
+    tokens = logits.shape[-1]
+    to_sep = logits[0, :, 1:n, n + 1]  # (K, n - 1)
+    to_next = np.diagonal(logits[0], 1, axis1=1, axis2=2)[:, 1:n]  # entry (i, i + 1) of rows 1 .. n - 1
+    limit = float(LOG_FLOOR) + NEAR_MARGIN + math.log(tokens)
+    for sep, after, top in zip(to_sep.ravel().tolist(), to_next.ravel().tolist(), row_max[0, :, 1:n, 0].ravel().tolist()):
+        if min(sep, after) - top < limit:
+            return None
+    return to_sep - to_next
 
 
 def exported_kind(path: Path) -> str:
@@ -134,12 +161,13 @@ class OnnxReader(WindowReader):
         # A memory pattern plans the buffers of one input shape and keeps the plan; every batch
         # here has its own (rows, padded length), so the plans would only pile up.
         options.enable_mem_pattern = False
+        graph = str(self.path)
         if fixed_tokens is not None:
             batch, length = self.session.get_inputs()[0].shape  # the names of the graph's free dimensions
             options.add_free_dimension_override_by_name(batch, 1)
             options.add_free_dimension_override_by_name(length, fixed_tokens)
-        return onnxruntime.InferenceSession(str(self.path), options, providers=self.providers,
-                                            disabled_optimizers=list(UNFUSED))
+            graph = without_score_tail(self.path.read_bytes())  # ~10 ms once a shape
+        return onnxruntime.InferenceSession(graph, options, providers=self.providers, disabled_optimizers=list(UNFUSED))
 
     def __getstate__(self):  # a session and threads do not pickle; a copy makes its own
         state = dict(self.__dict__)
@@ -169,9 +197,14 @@ class OnnxReader(WindowReader):
             mask[0, : n + 2] = 1
             mask.setflags(write=False)
             self._masks[n] = mask
+        feeds = {"input_ids": ids, "attention_mask": mask}
         session = self._fixed.get(tokens) or self._session_for(tokens)
-        scores = session.run(self._output_names, {"input_ids": ids, "attention_mask": mask})[0]
-        return scores[0, :, : max(n - 1, 0)]
+        if session is not self.session:  # a session of the logits
+            scores = scores_of_one(*session.run(None, feeds), n)
+            if scores is not None:
+                return scores
+            session = self.session  # a row near the floor (1 window in ~2,000): the graph's own tail
+        return session.run(self._output_names, feeds)[0][0, :, : max(n - 1, 0)]
 
     def _session_for(self, tokens: int):
         """read_one's session for windows of `tokens` padded tokens: the general one, until the

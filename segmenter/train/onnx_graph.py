@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model.graph_bytes import LOGITS, TAIL_ROW_MAX
 from ..model.onnx_engine import SCORES_OUTPUT
 
-LOGITS = "logits"
 SCORES = SCORES_OUTPUT  # (B, K, T - 3): the boundary scores themselves, the graph's only output (score_tail)
 ROW_MAX = "row_max"  # (B, K, T): the max of each row of the logits, beside them in graphs finished before issue 57
 
@@ -164,7 +164,9 @@ def score_tail(model) -> None:
     exp over the other rows, and none of those nodes runs when no row is near (If). Rows past a window's last junction (token i + 1 not a character:
     mask[i + 2] is 0) are never floored; nothing reads their scores. The nodes are appended: the
     encoder and its int8 weights and scales stay as they were. A graph that ends with the scores
-    already is left as it is."""
+    already is left as it is. Every node and constant of the tail is named "scores/..." (the last
+    one's output "scores"): model/graph_bytes.py takes the tail off by those names, all but the row
+    max (TAIL_ROW_MAX), for the short windows' sessions."""
     from onnx import TensorProto, helper
 
     graph = model.graph
@@ -211,15 +213,15 @@ def score_tail(model) -> None:
         node("Reshape", [LOGITS, name("entries")], [name("flat")]),
         node("Slice", [name("flat"), name("first"), name("stop"), name("axis2"), name("stride")], [name("to_next")]),
         # column of [SEP]: sum(mask) - 1, one per window, read on every row, rows 1 .. T - 3 kept
-        reduce("ReduceMax", LOGITS, name("top_all")),  # (B, K, T, 1)
+        reduce("ReduceMax", LOGITS, TAIL_ROW_MAX),  # (B, K, T, 1); graph_bytes keeps it for the short sessions
         reduce("ReduceSum", "attention_mask", name("kept"), axes="axis1"),  # (B, 1)
         node("Sub", [name("kept"), name("one")], [name("sep")]),
         node("Unsqueeze", [name("sep"), name("axes12")], [name("sep4")]),  # (B, 1, 1, 1)
-        node("Shape", [name("top_all")], [name("index_shape")]),
+        node("Shape", [TAIL_ROW_MAX], [name("index_shape")]),
         node("Expand", [name("sep4"), name("index_shape")], [name("sep_index")]),
         node("GatherElements", [LOGITS, name("sep_index")], [name("to_sep_all")], axis=3),
         rows(name("to_sep_all"), name("to_sep")),  # (B, K, T - 3, 1)
-        rows(name("top_all"), name("top")),
+        rows(TAIL_ROW_MAX, name("top")),
         node("Sub", [name("to_sep"), name("to_next")], [name("difference")]),
         # rows that may be floored: min(to_sep, to_next) - max(row) < LOG_FLOOR + log T, in float64
         node("Min", [name("to_sep"), name("to_next")], [name("smaller")]),
