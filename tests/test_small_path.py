@@ -325,6 +325,40 @@ def test_a_short_shapes_own_session_reads_the_general_sessions_scores_to_the_bit
     assert copy._fixed == {} and copy.read_one(reader.vocab.encode(pieces[0])).shape == general[0][0, :, :13].shape
 
 
+def test_threads_read_short_windows_at_once_each_on_its_own_buffers():
+    """onnx_engine.BoundWindow: each thread fills and reads its own bound arrays, so threads that
+    read short windows at once (segmenter serve's) get each window's own scores, those of the
+    general session, and a window's scores are not overwritten by the next call's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    from segmenter.model import onnx_engine
+
+    reader = Segmenter(num_threads=1).reader
+    lines = read_gold(GOLD / "pku_dev.txt")[:200]
+    pieces = [text[:size] for text, size in zip(map("".join, lines), range(3, 10_000)) if len(text) >= 2]
+    pieces = [piece[: 2 + i % 13] for i, piece in enumerate(pieces)]
+    general = [reader.session.run(None, _feeds(reader, piece))[0][0, :, : len(piece) - 1] for piece in pieces]
+    for _ in range(onnx_engine.FIXED_AFTER + 1):
+        for piece in ("一二三四五", "一二三四五六七八九十一二三四"):
+            reader.read_one(reader.vocab.encode(piece))
+    first = reader.read_one(reader.vocab.encode(pieces[0]))
+    kept = first.copy()
+    reader.read_one(reader.vocab.encode(pieces[1]))
+    np.testing.assert_array_equal(first, kept)
+
+    def read_all(offset: int) -> list:
+        order = list(range(len(pieces)))
+        order = order[offset:] + order[:offset]
+        return [(i, reader.read_one(reader.vocab.encode(pieces[i]))) for i in order for _ in range(2)]
+
+    with ThreadPoolExecutor(4) as pool:
+        for found in pool.map(read_all, (0, 50, 100, 150)):
+            for i, scores in found:
+                np.testing.assert_array_equal(scores, general[i])
+
+
 def _feeds(reader, text):
     """The general session's (1, T) feeds of one window, as windows.collate makes them."""
     from segmenter.model.reader import batch_ids

@@ -16,6 +16,7 @@ import importlib.util
 import json
 import math
 import platform
+import threading
 import warnings
 from pathlib import Path
 
@@ -90,6 +91,45 @@ def scores_of_one(logits: np.ndarray, row_max: np.ndarray, n: int) -> np.ndarray
     return to_sep - to_next
 
 
+class BoundWindow:
+    """One thread's runs of short windows of one padded length on that length's own session
+    (OnnxReader._session_for: the graph without its score tail, for the shape (1, T)) through an
+    onnxruntime IOBinding: the ids, the mask, the logits and their rows' max live in arrays bound
+    once, filled and read in place, so a run makes no array and converts none (onnxruntime's run()
+    makes an input value of each array and an array of each output a call: ~20 us of a short
+    window's ~80). Not shared between threads: each fills its own."""
+
+    def __init__(self, session, tokens: int, heads: int, vocab: CharVocab):
+        import onnxruntime
+
+        self.session, self.vocab = session, vocab
+        self.ids = np.full((1, tokens), vocab.pad_id, dtype=np.int64)
+        self.ids[0, 0] = vocab.cls_id
+        self.mask = np.zeros((1, tokens), dtype=np.int64)
+        self._mask_rows = np.tri(tokens + 1, tokens, -1, dtype=np.int64)  # row m: 1 on the first m tokens
+        self.logits = np.empty((1, heads, tokens, tokens), dtype=np.float32)
+        self.row_max = np.empty((1, heads, tokens, 1), dtype=np.float32)
+        self.feeds = {"input_ids": self.ids, "attention_mask": self.mask}  # the same arrays, for session.run
+        self.binding = session.io_binding()
+        self._values = [onnxruntime.OrtValue.ortvalue_from_numpy(array) for array in (self.ids, self.mask)]  # views, kept alive
+        for name, value in zip(self.feeds, self._values):
+            self.binding.bind_ortvalue_input(name, value)
+        for output, array in zip(session.get_outputs(), (self.logits, self.row_max)):
+            self.binding.bind_output(output.name, "cpu", 0, np.float32, list(array.shape), array.ctypes.data)
+
+    def read(self, window: np.ndarray) -> np.ndarray | None:
+        """scores_of_one of `window` (n characters, n + 2 <= tokens): its scores (K, n - 1), a new
+        array; None when a row is near the floor (the ids and mask stay in self.feeds)."""
+        n = len(window)
+        ids = self.ids[0]
+        ids[1 : n + 1] = window
+        ids[n + 1] = self.vocab.sep_id
+        ids[n + 2 :] = self.vocab.pad_id
+        self.mask[0] = self._mask_rows[n + 2]
+        self.session.run_with_iobinding(self.binding)
+        return scores_of_one(self.logits, self.row_max, n)
+
+
 def exported_kind(path: Path) -> str:
     """How the graph at `path` was exported: "float", "int8" (dynamic) or "static" (static int8,
     onnx_static.py); a refined copy exports the same kind."""
@@ -144,6 +184,7 @@ class OnnxReader(WindowReader):
         # graph whose input dimensions have names: the only way to tell onnxruntime their sizes.
         self._fixed: dict[int, object] = {}
         self._fixed_calls: dict[int, int] = {}
+        self._bound = threading.local()  # each thread's BoundWindow of each length (_bound_window)
         self._fixes_shapes = cpu and all(isinstance(size, str) for size in self.session.get_inputs()[0].shape)
         self.threads = threads
         if self.workers is not None:
@@ -171,7 +212,7 @@ class OnnxReader(WindowReader):
 
     def __getstate__(self):  # a session and threads do not pickle; a copy makes its own
         state = dict(self.__dict__)
-        for name in ("session", "_fixed"):
+        for name in ("session", "_fixed", "_bound"):
             del state[name]
         state["workers"] = None
         return state
@@ -182,11 +223,19 @@ class OnnxReader(WindowReader):
 
     def read_one(self, window: np.ndarray) -> np.ndarray:
         """read([window])[0] (a short sentence's lone window) with the row built directly: the same
-        (1, T) ids and mask as windows.collate's, one run, and a view of its output (no copy)."""
+        (1, T) ids and mask as windows.collate's, one run, and a view of its output (no copy); a
+        short window on its length's own session (BoundWindow), once it has one."""
         if not self.scores_out:  # a graph that returns logits: the general path
             return super().read_one(window)
         n = len(window)
         tokens = int(padded_length(n))
+        bound = self._bound_window(tokens)
+        if bound is not None:
+            scores = bound.read(window)
+            if scores is not None:
+                return scores
+            # a row near the floor (1 window in ~2,000): the general session's tail reads the same ids
+            return self.session.run(self._output_names, bound.feeds)[0][0, :, : max(n - 1, 0)]
         ids = np.full((1, tokens), self.vocab.pad_id, dtype=np.int64)
         ids[0, 0] = self.vocab.cls_id
         ids[0, 1 : n + 1] = window
@@ -197,14 +246,21 @@ class OnnxReader(WindowReader):
             mask[0, : n + 2] = 1
             mask.setflags(write=False)
             self._masks[n] = mask
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        session = self._fixed.get(tokens) or self._session_for(tokens)
-        if session is not self.session:  # a session of the logits
-            scores = scores_of_one(*session.run(None, feeds), n)
-            if scores is not None:
-                return scores
-            session = self.session  # a row near the floor (1 window in ~2,000): the graph's own tail
-        return session.run(self._output_names, feeds)[0][0, :, : max(n - 1, 0)]
+        return self.session.run(self._output_names, {"input_ids": ids, "attention_mask": mask})[0][0, :, : max(n - 1, 0)]
+
+    def _bound_window(self, tokens: int) -> "BoundWindow | None":
+        """This thread's BoundWindow for windows of `tokens` padded tokens, once the length has its
+        own session (_session_for); None before, or for a length that never gets one."""
+        windows = getattr(self._bound, "windows", None)
+        if windows is None:
+            windows = self._bound.windows = {}
+        bound = windows.get(tokens)
+        if bound is None:
+            session = self._fixed.get(tokens) or self._session_for(tokens)
+            if session is self.session:
+                return None
+            bound = windows[tokens] = BoundWindow(session, tokens, len(self.heads), self.vocab)
+        return bound
 
     def _session_for(self, tokens: int):
         """read_one's session for windows of `tokens` padded tokens: the general one, until the
