@@ -81,13 +81,16 @@ def scores_of_one(logits: np.ndarray, row_max: np.ndarray, n: int) -> np.ndarray
     LOG_FLOOR + log T of the row's max): only the tail's log-sum-exp gives that row's bits (~1
     window in 2,000 of the dev files' pieces). The test of each row is in Python floats: a numpy
     call costs more than the test of a short window's few rows."""
-    tokens = logits.shape[-1]
-    to_sep = logits[0, :, 1:n, n + 1]  # (K, n - 1)
-    to_next = np.diagonal(logits[0], 1, axis1=1, axis2=2)[:, 1:n]  # entry (i, i + 1) of rows 1 .. n - 1
+    heads, tokens = logits.shape[1], logits.shape[-1]
+    flat = logits.reshape(heads, tokens * tokens)  # a view: rows one after the other
+    to_sep = flat[:, tokens + n + 1 : n * tokens : tokens]  # entry (i, n + 1) of rows 1 .. n - 1
+    to_next = flat[:, tokens + 2 : n * tokens : tokens + 1]  # entry (i, i + 1)
+    tops = row_max.reshape(heads, tokens)[:, 1:n]
     limit = float(LOG_FLOOR) + NEAR_MARGIN + math.log(tokens)
-    for sep, after, top in zip(to_sep.ravel().tolist(), to_next.ravel().tolist(), row_max[0, :, 1:n, 0].ravel().tolist()):
-        if min(sep, after) - top < limit:
-            return None
+    for seps, nexts, maxima in zip(to_sep.tolist(), to_next.tolist(), tops.tolist()):
+        for sep, after, top in zip(seps, nexts, maxima):
+            if min(sep, after) - top < limit:
+                return None
     return to_sep - to_next
 
 
