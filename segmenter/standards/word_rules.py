@@ -180,8 +180,8 @@ def _function_word_splits_few(text: str, ends: np.ndarray, c, particles: str, se
     cuts = []
     for begins, pieces, limits, cut in kinds:
         if begins:
-            margins = word_table.logp_margin_at(text, np.array(begins, dtype=np.int64), [pieces] * len(begins))
-            cuts.extend(begin + cut for begin, margin, limit in zip(begins, margins.tolist(), limits) if margin <= limit)
+            margins = word_table.logp_margins_few(text, begins, pieces)
+            cuts.extend(begin + cut for begin, margin, limit in zip(begins, margins, limits) if margin <= limit)
     return cuts
 
 
@@ -238,9 +238,9 @@ def split_compounds(texts, ends, c, on, word_table):
     kept = c.han_digits + c.han_powers + c.ordinal_marks + c.foreign
     if len(ends) <= FEW_WORDS:  # a sentence's words: the candidates and their shares in Python
         begin, lengths = _compound_candidates_few(text, ends, kept)
-        if not len(begin):  # most sentences
+        if not begin:  # most sentences
             return ends
-        cuts = _compound_cuts_few(text, begin.tolist(), lengths.tolist(), word_table, c.compound_share)
+        cuts = _compound_cuts_few(text, begin, lengths, word_table, c.compound_share)
         return with_ends(ends, cuts) if cuts else ends
     begin, lengths = _compound_candidates(texts, ends, kept)
     if not len(begin):
@@ -275,8 +275,8 @@ def _compound_candidates(texts: Texts, ends: np.ndarray, kept: str) -> tuple[np.
     return starts[candidates], ends[candidates] - starts[candidates]
 
 
-def _compound_candidates_few(text: str, ends: np.ndarray, kept: str) -> tuple[np.ndarray, np.ndarray]:
-    """_compound_candidates of a few words, word by word in Python."""
+def _compound_candidates_few(text: str, ends: np.ndarray, kept: str) -> tuple[list[int], list[int]]:
+    """_compound_candidates of a few words, word by word in Python (as lists)."""
     begin, sizes, start = [], [], 0
     for end in ends.tolist():
         if (4 <= end - start <= 5 and HAN_SPAN_RE.fullmatch(text, start, end)
@@ -284,7 +284,7 @@ def _compound_candidates_few(text: str, ends: np.ndarray, kept: str) -> tuple[np
             begin.append(start)
             sizes.append(end - start)
         start = end
-    return np.array(begin, dtype=np.int64), np.array(sizes, dtype=np.int64)
+    return begin, sizes
 
 
 def _compound_cuts_few(text: str, begin: list[int], sizes: list[int], word_table, share: float) -> list[int]:

@@ -145,7 +145,7 @@ class _Strings:
 
 class TextLookups:
     """A word table for one short text (words/assembly.py makes one a call): its *_at lookups of
-    that text (the conventions': shares_at, autonomy_at, counts_at, logp_at, logp_margin_at)
+    that text (the conventions': shares_at, autonomy_at, counts_at, logp_at, logp_margin_at, logp_margins_few)
     answered from one lookup of all its strings, the values WordTable's own would give; any other
     text, and everything else, goes to the table. Made for one call and dropped: nothing is kept
     from one text to the next."""
@@ -188,6 +188,11 @@ class TextLookups:
                 used += size
         return np.array([self.strings.margin(s, [int(n) for n in p]) for s, p in zip(starts, pieces)],
                         dtype=np.float64)
+
+    def logp_margins_few(self, text, starts, pieces):
+        if text is not self.text or not self.strings.logp:
+            return self.table.logp_margins_few(text, starts, pieces)
+        return [self.strings.margin(start, pieces) for start in starts]
 
     def shares_at(self, text, starts, lengths, *parts, whole=None):
         if text is not self.text:

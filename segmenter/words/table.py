@@ -275,6 +275,12 @@ class WordTable:
             margin[owner[rank == r]] -= parts[rank == r]  # one piece per string at a time: left to right
         return margin
 
+    def logp_margins_few(self, text: str, starts: list[int], pieces: tuple[int, ...]) -> list[float]:
+        """logp_margin_at of a few strings, each cut into the same `pieces`, from and to Python
+        lists (the conventions' paths for a few words; decoding_few.TextLookups answers it
+        without numpy for its one text)."""
+        return self.logp_margin_at(text, np.array(starts, dtype=np.int64), [pieces] * len(starts)).tolist()
+
     def shares_at(self, text: str, starts: np.ndarray, lengths, *parts, whole=None) -> list[np.ndarray]:
         """[count(w), then count(w) / count(part) per part] for the strings w = text[starts[i] :
         starts[i] + lengths[i]]: the share of the part's raw-text occurrences that are inside w (1: the
