@@ -117,7 +117,10 @@ class BoundWindow:
         self._values = [onnxruntime.OrtValue.ortvalue_from_numpy(array) for array in (self.ids, self.mask)]  # views, kept alive
         for name, value in zip(self.feeds, self._values):
             self.binding.bind_ortvalue_input(name, value)
-        for output, array in zip(session.get_outputs(), (self.logits, self.row_max)):
+        outputs = session.get_outputs()
+        if len(outputs) != 2:
+            raise ValueError(f"a short window's session has the logits and their rows' max, not {len(outputs)} outputs")
+        for output, array in zip(outputs, (self.logits, self.row_max)):
             self.binding.bind_output(output.name, "cpu", 0, np.float32, list(array.shape), array.ctypes.data)
 
     def read(self, window: np.ndarray) -> np.ndarray | None:
@@ -262,7 +265,12 @@ class OnnxReader(WindowReader):
             session = self._fixed.get(tokens) or self._session_for(tokens)
             if session is self.session:
                 return None
-            bound = windows[tokens] = BoundWindow(session, tokens, len(self.heads), self.vocab)
+            try:
+                bound = windows[tokens] = BoundWindow(session, tokens, len(self.heads), self.vocab)
+            except Exception:  # onnxruntime's own types: a binding it refuses leaves the length to the general session
+                self._fixed_calls[tokens] = -1
+                self._fixed.pop(tokens, None)
+                return None
         return bound
 
     def _session_for(self, tokens: int):
