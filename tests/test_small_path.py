@@ -359,6 +359,28 @@ def test_threads_read_short_windows_at_once_each_on_its_own_buffers():
                 np.testing.assert_array_equal(scores, general[i])
 
 
+def test_a_binding_that_fails_leaves_its_length_to_the_general_session(monkeypatch):
+    """A short length whose BoundWindow cannot be made (onnxruntime refuses the binding) is read
+    by the general session, with its scores, and is never tried again."""
+    import numpy as np
+
+    from segmenter.model import onnx_engine
+
+    reader = Segmenter(num_threads=1).reader
+    tried = []
+
+    def refuse(*args):
+        tried.append(args[1])
+        raise RuntimeError("no binding")
+
+    monkeypatch.setattr(onnx_engine, "BoundWindow", refuse)
+    piece = "我爱北京天安门"
+    general = reader.session.run(None, _feeds(reader, piece))[0][0, :, : len(piece) - 1]
+    for _ in range(onnx_engine.FIXED_AFTER + 3):
+        np.testing.assert_array_equal(reader.read_one(reader.vocab.encode(piece)), general)
+    assert tried == [16] and reader._fixed_calls[16] == -1 and 16 not in reader._fixed
+
+
 def _feeds(reader, text):
     """The general session's (1, T) feeds of one window, as windows.collate makes them."""
     from segmenter.model.reader import batch_ids
