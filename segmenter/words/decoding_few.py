@@ -439,7 +439,8 @@ def _join_cohesive(cut, scores, runs, strings: _Strings, table, options: WordDec
         any_two = any_two or two_chars
         if four or (left + right == 3 and three) or two_chars:
             chosen.append(j)
-    join_pairs(cut, [word[3] for word in words], chosen)
+    if chosen:
+        join_pairs(cut, [word[3] for word in words], chosen)
     return any_two
 
 
@@ -462,4 +463,5 @@ def _join_long_words(cut, runs, strings: _Strings, options: WordDecoding) -> Non
         share_right = _divide(whole, strings.count(around + left, right))
         if _min(share_left, share_right) >= options.join_long:
             chosen.append(j)
-    join_pairs(cut, [word[3] for word in words], chosen)
+    if chosen:
+        join_pairs(cut, [word[3] for word in words], chosen)

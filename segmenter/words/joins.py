@@ -232,7 +232,7 @@ def join_pairs(cut, after, chosen) -> None:
     overlapping pairs (j and j+1 both chosen) only the left one joins, so a word joins once.
     cut, after: arrays or lists (decoding_few's Python decoder passes lists); chosen ascending."""
     previous = -2
-    for j in np.asarray(chosen).tolist():  # few: a Python loop keeps "the left one" simple
+    for j in chosen if isinstance(chosen, list) else chosen.tolist():  # few: a Python loop keeps "the left one" simple
         if j != previous + 1:
             cut[after[j]] = False
             previous = j
