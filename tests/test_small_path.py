@@ -159,6 +159,38 @@ def test_a_long_texts_strings_are_read_straight_as_the_table_reads_them(shipped)
     check_few_strings(shipped.word_table, text)
 
 
+def test_a_long_run_of_short_texts_builds_the_indexes_and_reads_the_same_values(shipped, monkeypatch):
+    """look_up_few builds each length's KeyIndex on its first lookup after INDEX_AFTER_STRINGS
+    strings searched (here 50) and then probes it (hashindex.KeyIndex.find_few): every string gets
+    what the table's binary search gives (pick_few with and without the index alike)."""
+    import copy
+
+    import numpy as np
+
+    from segmenter.words import table as table_module
+    from segmenter.words.hashindex import missing_value, pick_few
+
+    table = copy.copy(shipped.word_table)  # its own indexes and counts (__getstate__), the same arrays
+    monkeypatch.setattr(table_module, "INDEX_AFTER_STRINGS", 50)
+    text = "".join(SENTENCES + RULE_SENTENCES)
+    check_few_strings(table, text[:8])
+    assert not table._indexes  # 8 + 7 + ... + 3 strings searched: none built yet
+    for start in range(0, len(text) - 40, 40):  # each length's index built on its first lookup past 50 strings
+        check_few_strings(table, text[start : start + 40])
+    assert sorted(table._indexes) == sorted(table.tables)
+    rng = np.random.default_rng(3)
+    for n in (1, 3, 5):
+        keys = table.tables[n][0]
+        queries = rng.choice(keys, 30).tolist() + rng.integers(0, 2**63, 30).tolist()
+        columns = [(values, missing_value(values, missing)) for values, missing
+                   in (table._column(n, name) for name in ("autonomy", "counts", "logp"))]
+        assert _same_rows(pick_few(columns, keys, queries, table._indexes[n]), pick_few(columns, keys, queries))
+
+
+def _same_rows(a, b) -> bool:
+    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+
+
 def check_few_strings(table, text: str) -> None:
     few = TextLookups(table, text)
     strings = few.strings

@@ -140,7 +140,8 @@ def test_room_looks_up_only_the_strings_inside_a_run():
 
 def test_key_index_finds_what_the_binary_search_finds():
     """hashindex.KeyIndex: the sorted position of every key that is there, found=False for the
-    others; keys that share a home slot (a tiny table forces many) all stay findable."""
+    others; keys that share a home slot (a tiny table forces many) all stay findable; find_few,
+    for a few queries in Python, finds the same."""
     from segmenter.words.hashindex import KeyIndex, find_keys
 
     rng = np.random.default_rng(1)
@@ -152,6 +153,27 @@ def test_key_index_finds_what_the_binary_search_finds():
         expected_slot, expected = find_keys(keys, queries)
         assert np.array_equal(found, expected) and np.array_equal(slot[found], expected_slot[found])
         assert found[: len(keys)].all() and not slot[~found].any()
+        # find_few, the same probes in Python for a few queries: the slot, or -1 where absent
+        assert KeyIndex(keys).find_few(queries.tolist()) == np.where(found, slot, -1).tolist()
+
+
+def test_key_index_keys_whose_cluster_runs_past_the_last_slot_wrap_round():
+    """KeyIndex places keys by a running max over their home slots: keys pushed past the table's
+    last slot go to the first free slots from slot 0, and every lookup still finds them (keys made
+    so that all five have the last slot of a 16-slot table as home)."""
+    from segmenter.words.hashindex import _MIX, KeyIndex, find_keys
+
+    inverse = pow(int(_MIX), -1, 2**64)
+    last = 15 << 60  # home 15 of 16 slots: the top four bits of key * _MIX
+    keys = np.array(sorted((last + t) * inverse % 2**64 for t in (1, 2, 3, 5, 8)), dtype=np.uint64)
+    index = KeyIndex(keys)
+    assert index.bits == 4 and (index._home(keys) == 15).all()
+    assert sorted(index.table[[15, 0, 1, 2, 3]].tolist()) == list(range(5)) and (index.table[4:15] < 0).all()
+    queries = np.concatenate([keys, keys + np.uint64(1)])
+    slot, found = index.find(queries)
+    expected_slot, expected = find_keys(keys, queries)
+    assert np.array_equal(found, expected) and np.array_equal(slot[found], expected_slot[found])
+    assert index.find_few(queries.tolist()) == np.where(found, slot, -1).tolist()
 
 
 def test_find_keys_gives_the_same_slots_for_a_large_batch_of_queries():

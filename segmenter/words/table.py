@@ -45,6 +45,12 @@ RECENT_STRINGS = 2048  # look_up_few keeps the values of this many strings per l
 # over every few texts, and merging them cost more than their search (issue 57, lcut of 200 dev
 # sentences of 60-100 characters, 3 alternating runs: 1.39-1.44 ms a call against 1.47-1.49).
 RECENT_MOST = 64
+# look_up_few builds the KeyIndexes (one a length, _few_index) once it has searched this many
+# strings: a string's binary search costs ~1.5 us more than its probes (~20 cache-missing reads of
+# a length's keys against one or two), so from about 300 k strings the 0.4 s of building has paid
+# for itself; this many (~2,500 calls on varied short texts) leaves a short-lived caller without
+# the 20 MB.
+INDEX_AFTER_STRINGS = 100_000
 
 
 class WordTable:
@@ -63,13 +69,15 @@ class WordTable:
         self.max_n = max(tables)
         self.info = info or {}
         self.unigram = unigram
-        self._indexes: dict[int, KeyIndex] = {}  # per length, built by build_indexes only (_find)
+        self._indexes: dict[int, KeyIndex] = {}  # per length, built by build_indexes only (_find, _few_index)
         self._hashed: tuple = (None, [])  # the last text looked up and its strings' hashes (_string_hashes)
         self._recent: dict = {}  # (n, columns) -> look_up_few's columns and the strings it keeps
+        self._few_searched = 0  # strings look_up_few has searched (_few_index)
         self._searched: tuple = (None, {})  # the last text looked up and where its strings are (_look_up_at)
 
     def __getstate__(self):  # a copy builds its own indexes
-        return {**self.__dict__, "_indexes": {}, "_hashed": (None, []), "_recent": {}, "_searched": (None, {})}
+        return {**self.__dict__, "_indexes": {}, "_hashed": (None, []), "_recent": {}, "_searched": (None, {}),
+                "_few_searched": 0}
 
     def with_unigram(self, unigram: dict) -> "WordTable":
         """This table with a unigram word model (train/unigram.fit_unigram's result) beside it."""
@@ -120,10 +128,11 @@ class WordTable:
 
     def _find(self, n: int, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """find_keys over the n-character strings' keys; through their KeyIndex (hashindex.py:
-        one or two probes a query) only once build_indexes has built it: not on first use, since
-        the indexes cost 20 MB a process (30 MB more while built) and ~0.3 s, and a large lookup
-        searches its queries sorted (find_keys), at about the index's speed in a whole batch
-        (issue 57: on 1,000 PKU sentences the batch ran no slower without, and peaked 20 MB lower)."""
+        one or two probes a query) only once build_indexes has built it (a long run of short
+        texts: _few_index): not on first use, since the indexes cost 20 MB a process (30 MB more
+        while built) and ~0.4 s, and a large lookup searches its queries sorted (find_keys), at
+        about the index's speed in a whole batch (issue 57: on 1,000 PKU sentences the batch ran
+        no slower without, and peaked 20 MB lower)."""
         keys = self.tables[n][0]
         index = self._indexes.get(n)
         if not len(keys) or index is None or index.keys is not keys or len(queries) < INDEXED_QUERIES:
@@ -131,8 +140,9 @@ class WordTable:
         return index.find(queries)
 
     def build_indexes(self) -> None:
-        """Build every length's KeyIndex (~0.3 s and 20 MB for the shipped table): lookups of
-        INDEXED_QUERIES or more use it from then on (_find). Threads may build at once: either serves."""
+        """Build every length's KeyIndex (~0.4 s and 20 MB for the shipped table): lookups of
+        INDEXED_QUERIES or more use it from then on (_find), and look_up_few's (_few_index). Threads
+        may build at once: either serves."""
         for n, (keys, _, _) in self.tables.items():
             if len(keys) and (n not in self._indexes or self._indexes[n].keys is not keys):
                 self._indexes[n] = KeyIndex(keys)
@@ -210,17 +220,33 @@ class WordTable:
             recent = self._recent.setdefault(key, (picked, {}))
         picked, kept = recent
         if len(hashes) > RECENT_MOST:
-            return pick_few(picked, self.tables[n][0], hashes)
+            return pick_few(picked, self.tables[n][0], hashes, self._few_index(n, len(hashes)))
         found = [kept.get(h) for h in hashes]  # a string's values, as a tuple of its columns
         if None in found:
             missed = [h for h, values in zip(hashes, found) if values is None]
-            fresh = list(zip(*pick_few(picked, self.tables[n][0], missed)))
+            fresh = list(zip(*pick_few(picked, self.tables[n][0], missed, self._few_index(n, len(missed)))))
             if len(kept) + len(fresh) > RECENT_STRINGS:
                 kept.clear()  # another thread's strings may go too: only what is kept changes
             kept.update(zip(missed, fresh))
             fresh = iter(fresh)
             found = [values if values is not None else next(fresh) for values in found]
         return list(zip(*found))
+
+    def _few_index(self, n: int, searched: int) -> KeyIndex | None:
+        """The KeyIndex look_up_few probes for `searched` strings of n characters, once look_up_few
+        has searched INDEX_AFTER_STRINGS strings in all (a long-running caller of short texts: a
+        service, a query log), whose binary searches then cost more than the index: each length's
+        is built on its next lookup after that (~0.1 s and 3-8 MB a length, 20 MB in all for the
+        shipped table). None before: a script that segments a few hundred sentences builds none."""
+        self._few_searched += searched
+        keys = self.tables[n][0]
+        index = self._indexes.get(n)
+        if index is not None and index.keys is keys:
+            return index
+        if self._few_searched < INDEX_AFTER_STRINGS or not len(keys):
+            return None
+        index = self._indexes[n] = KeyIndex(keys)  # threads may build one at once: either serves
+        return index
 
     def _values(self, run: str, max_len: int | None, columns: tuple[str, ...], room=None) -> list[np.ndarray]:
         """Columns of every string run[i:i+L], L <= max_len (and, with `room`, L <= room[i]:
