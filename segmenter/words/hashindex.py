@@ -12,12 +12,11 @@ answers for every key that is there (its position in the sorted keys); a query t
 there gets found=False and slot 0.
 
 Built per length (WordTable.build_indexes, or look_up_few after a long run of short texts:
-table.py's INDEX_AFTER_STRINGS; ~0.05 s and 8 MB for ~570 k keys, 20 MB for the shipped table),
-by the same probing: every key, in the order of its home slot, takes the first empty slot from its
-home on (a running max: no loop over rounds). No key is ever removed, so a lookup that meets an
-empty slot knows its query is absent. A few queries (one short
-text's) are probed in Python (find_few): lengths 1-5 of varied dev pieces of 5-20 characters,
-lcut ~8% faster than by binary search.
+table.py's INDEX_AFTER_STRINGS; ~0.1 s and 8 MB for ~570 k keys, 0.3 s and 20 MB for the shipped
+table), by the same probing: every key, in the order of its home slot, takes the first empty slot
+from its home on (a running max: no loop over rounds). No key is ever removed, so a lookup that
+meets an empty slot knows its query is absent. A few queries (one short text's) are probed in
+Python (find_few): on varied dev pieces of 5-20 characters, lcut ~5% faster than by binary search.
 """
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ RECENT_STRINGS = 2048  # look_up_few keeps the values of this many strings per l
 RECENT_MOST = 64
 # look_up_few builds the KeyIndexes (one a length, _few_index) once it has searched this many
 # strings: a string's binary search costs ~1.5 us more than its probes (~20 cache-missing reads of
-# a length's keys against one or two), so from about 300 k strings the 0.4 s of building has paid
+# a length's keys against one or two), so from about 200 k strings the 0.3 s of building has paid
 # for itself; this many (~2,500 calls on varied short texts) leaves a short-lived caller without
 # the 20 MB.
 INDEX_AFTER_STRINGS = 100_000
@@ -129,8 +129,8 @@ class WordTable:
     def _find(self, n: int, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """find_keys over the n-character strings' keys; through their KeyIndex (hashindex.py:
         one or two probes a query) only once build_indexes has built it (a long run of short
-        texts: _few_index): not on first use, since the indexes cost 20 MB a process (30 MB more
-        while built) and ~0.4 s, and a large lookup searches its queries sorted (find_keys), at
+        texts: _few_index): not on first use, since the indexes cost 20 MB a process (up to 21 MB
+        more while one is built) and ~0.3 s, and a large lookup searches its queries sorted (find_keys), at
         about the index's speed in a whole batch (issue 57: on 1,000 PKU sentences the batch ran
         no slower without, and peaked 20 MB lower)."""
         keys = self.tables[n][0]
@@ -140,7 +140,7 @@ class WordTable:
         return index.find(queries)
 
     def build_indexes(self) -> None:
-        """Build every length's KeyIndex (~0.4 s and 20 MB for the shipped table): lookups of
+        """Build every length's KeyIndex (~0.3 s and 20 MB for the shipped table): lookups of
         INDEXED_QUERIES or more use it from then on (_find), and look_up_few's (_few_index). Threads
         may build at once: either serves."""
         for n, (keys, _, _) in self.tables.items():
