@@ -136,18 +136,20 @@ def test_systems_that_cannot_run_are_skipped_with_a_reason(gold_file, monkeypatc
 def test_times_jieba_comes_from_the_passes_timed_side_by_side():
     """× jieba divides jieba's seconds by the system's from the same worker, not by the jieba row's own
     pass minutes earlier (here made twice as slow: a busier machine); a record without them (an older
-    run's JSON) is divided by the jieba row."""
-    def record(label, chars_per_s, paired=None, paired_all=None, first=None):
+    run's JSON) is divided by the jieba row. The latency's multiple is of the jieba row's latency."""
+    def record(label, chars_per_s, paired=None, paired_all=None, first=None, latency=1.0):
         return {"label": label, "chars": 1000, "chars_per_s": chars_per_s,
                 "chars_per_s_all": paired_all and 1000 / paired_all[0], "chars_per_s_all_first": first, "paired_seconds": paired, "paired_seconds_all": paired_all,
-                "latency_ms": 1.0, "startup_s": None, "cores_all": 2 if paired_all else None}
+                "latency_ms": latency, "startup_s": None, "cores_all": 2 if paired_all else None}
 
     result = BenchResult(config=None, records=[
-        record("segmenter:default", 100.0, paired=[4.0, 1.0], paired_all=[2.0, 1.0], first=250.0),
-        record("jieba", 500.0, paired=[1.0, 1.0]), record("old", 250.0)])
+        record("segmenter:default", 100.0, paired=[4.0, 1.0], paired_all=[2.0, 1.0], first=250.0, latency=0.3125),
+        record("jieba", 500.0, paired=[1.0, 1.0], latency=0.025), record("old", 250.0, latency=None)])
     rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in speed_table(result) if line.startswith("| ")}
     assert rows["segmenter:default"][2:6] == ["0.250", "500", "0.500", "0.250"]  # first pass: 4 s against jieba's 1 s
+    assert rows["segmenter:default"][6:8] == ["0.312", "12.5"]  # latency and its multiple of jieba's
     assert rows["jieba"][2] == "1.000" and rows["jieba"][4] == "1.000"  # one core whatever it is given
+    assert rows["jieba"][7] == "1.0" and rows["old"][6:8] == ["–", "–"]
     assert rows["old"][2] == "0.500"  # 250 / the jieba row's 500
 
 
