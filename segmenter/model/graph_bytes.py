@@ -118,14 +118,15 @@ def _graph_without_tail(graph: bytes) -> bytes:
     outputs = [_strings(payload, 1) for number, _, payload in fields if number == 12]
     if outputs != [[SCORES]]:
         raise ValueError(f"the graph's outputs are {outputs}, not the scores alone: no score tail to drop")
-    kept, read = [], set()
+    kept, read, made = [], set(), set()
     for number, whole, payload in fields:
         if number == 1:  # NodeProto: a tail node makes only "scores/..." tensors (or "scores")
-            if any(_in_tail(name) for name in _strings(payload, 2)):
+            outputs = _strings(payload, 2)
+            if any(_in_tail(name) for name in outputs):
                 continue
             read.update(_strings(payload, 1))
+            made.update(outputs)
         kept.append((number, whole, payload))
-    made = {name for number, _, payload in kept if number == 1 for name in _strings(payload, 2)}
     if not {LOGITS, TAIL_ROW_MAX} <= made:
         raise ValueError(f"no node of the graph makes {LOGITS!r} or {TAIL_ROW_MAX!r}: not a score tail of this version")
     out = []

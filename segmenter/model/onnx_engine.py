@@ -268,10 +268,14 @@ class OnnxReader(WindowReader):
             try:
                 bound = windows[tokens] = BoundWindow(session, tokens, len(self.heads), self.vocab)
             except Exception:  # onnxruntime's own types: a binding it refuses leaves the length to the general session
-                self._fixed_calls[tokens] = -1
-                self._fixed.pop(tokens, None)
+                self._keep_general(tokens)
                 return None
         return bound
+
+    def _keep_general(self, tokens: int) -> None:
+        """Windows of `tokens` padded tokens stay on the general session from now on."""
+        self._fixed_calls[tokens] = -1
+        self._fixed.pop(tokens, None)
 
     def _session_for(self, tokens: int):
         """read_one's session for windows of `tokens` padded tokens: the general one, until the
@@ -286,7 +290,7 @@ class OnnxReader(WindowReader):
         try:
             session = self._fixed[tokens] = self._new_session(1, fixed_tokens=tokens)
         except Exception:  # onnxruntime raises its own types: a graph it cannot specialise keeps the general session
-            self._fixed_calls[tokens] = -1
+            self._keep_general(tokens)
             return self.session
         return session
 

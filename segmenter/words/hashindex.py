@@ -127,10 +127,7 @@ class KeyIndex:
         # The keys in the order of their home slots: each takes the first free slot from its home
         # on, which is its home or the slot after the previous key's, whichever is later: a running
         # max of home - rank, plus rank (a cluster of keys fills its slots without a gap).
-        with np.errstate(over="ignore"):  # _home, in place: a third of its temporaries
-            home = keys * _MIX
-        home >>= np.uint64(64 - self.bits)
-        home = home.view(np.int64)  # under 2**bits: the same numbers
+        home = self._home(keys)
         order = np.argsort(home, kind="stable")
         slot = home[order]
         del home
@@ -148,8 +145,11 @@ class KeyIndex:
         self.table = table
 
     def _home(self, hashes: np.ndarray) -> np.ndarray:
+        """Each hash's home slot, int64: shifted in place (one array made, not three)."""
         with np.errstate(over="ignore"):  # wrapping is the point of the multiplication
-            return ((hashes * _MIX) >> np.uint64(64 - self.bits)).astype(np.int64)
+            home = hashes * _MIX
+        home >>= np.uint64(64 - self.bits)
+        return home.view(np.int64)  # under 2**bits: the same numbers
 
     def find_few(self, queries: list[int]) -> list[int]:
         """find's slot of each of a few query hashes (Python ints), -1 where it is not there: probed
